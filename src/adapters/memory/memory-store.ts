@@ -1,0 +1,50 @@
+import type { ApiKeyRecord } from '../../domain/api-key.js';
+import type { Order } from '../../domain/order.js';
+import type { Pet } from '../../domain/pet.js';
+import type { PetId } from '../../domain/pet-id.js';
+import type { Quantity } from '../../domain/quantity.js';
+import type { StockChange } from '../../domain/stock-change.js';
+
+/** One pet and its stock, kept together as the SQLite adapter keeps them in one row. */
+export interface StoredPet {
+  pet: Pet;
+  quantity: Quantity;
+}
+
+/**
+ * The state the in-memory repositories share, so that an update and its stock-change record land
+ * together, as they do in one SQLite transaction.
+ */
+export class MemoryStore {
+  readonly pets = new Map<PetId, StoredPet>();
+  /** Pet ids in ascending order, kept sorted on insert so listing needs no sort. */
+  readonly sortedIds: PetId[] = [];
+  readonly changes: StockChange[] = [];
+  readonly orders = new Map<bigint, Order>();
+  readonly keys = new Map<string, { record: ApiKeyRecord; hash: string }>();
+  readonly keyIdsByHash = new Map<string, string>();
+
+  insertPetId(id: PetId): void {
+    let lo = 0;
+    let hi = this.sortedIds.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.sortedIds[mid] as PetId) < id) lo = mid + 1;
+      else hi = mid;
+    }
+    this.sortedIds.splice(lo, 0, id);
+  }
+
+  /** Index of the first id greater than `after`. */
+  firstIndexAfter(after: PetId | undefined): number {
+    if (after === undefined) return 0;
+    let lo = 0;
+    let hi = this.sortedIds.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.sortedIds[mid] as PetId) <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}

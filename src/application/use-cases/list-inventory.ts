@@ -1,0 +1,11 @@
+import type { InventoryItem } from '../../domain/inventory-item.js';
+import type { InventoryQuery, InventoryRepository } from '../ports/inventory-repository.js';
+
+/** listInventory: the stock levels of all pets, ordered by petId, streamed in chunks. */
+export class ListInventory {
+  constructor(private readonly inventory: InventoryRepository) {}
+
+  execute(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
+    return this.inventory.list(query);
+  }
+}

@@ -1,0 +1,22 @@
+/** The error codes the domain and its use cases can return. The HTTP adapter maps each to a status. */
+export type DomainErrorCode =
+  | 'invalid_pet_id'
+  | 'invalid_quantity'
+  | 'unauthorized'
+  | 'pet_not_found'
+  | 'rate_limited'
+  | 'key_banned'
+  | 'duplicate_pet'
+  | 'duplicate_order'
+  | 'key_not_found';
+
+/** An expected failure: a machine-readable code and a message a person can act on. */
+export interface DomainError<C extends DomainErrorCode = DomainErrorCode> {
+  readonly code: C;
+  readonly message: string;
+}
+
+export const domainError = <C extends DomainErrorCode>(code: C, message: string): DomainError<C> => ({
+  code,
+  message,
+});

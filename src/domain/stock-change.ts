@@ -1,0 +1,11 @@
+import type { InventoryItem } from './inventory-item.js';
+
+/** One recorded change of stock: who set what, when, and what it was before. */
+export interface StockChange {
+  readonly before: InventoryItem;
+  readonly after: InventoryItem;
+  /** The id of the API key (or the admin tool) that made the change. */
+  readonly actor: string;
+  /** Unix milliseconds. */
+  readonly atMs: number;
+}
