@@ -50,7 +50,6 @@ module.exports = {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
       extensions: ['.ts', '.js', '.json'],
-      extensionAlias: { '.js': ['.ts', '.js'] },
     },
   },
 };
