@@ -1,0 +1,94 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The schema, one step a version: step i brings a database from `user_version` i to i + 1. A step is
+ * never edited once released; a change of schema is a new step at the end.
+ *
+ * Why it looks as it does:
+ * - `pets.id` is the INTEGER PRIMARY KEY (the rowid), so an id is an exact int64 and listing by id is a
+ *   walk of the table's own b-tree, with no index to keep.
+ * - Stock lives in the pet's row: an update reads and writes one row, and the pet's status and its
+ *   inventory status can never disagree.
+ * - Tags and photo URLs are JSON text, read and written whole with the pet; tag and category ids are
+ *   written as decimal strings so that no JSON reader rounds them.
+ * - API keys keep only the SHA-256 hash. Limits are stored for enterprise keys alone: the other plans
+ *   take their published limits from the code, so a change of a plan's limits reaches every key of it.
+ * - STRICT tables and CHECK constraints refuse a value the domain would refuse, whoever writes it.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE pets (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('available', 'pending', 'sold')),
+    quantity INTEGER NOT NULL CHECK (quantity BETWEEN 0 AND 2147483647),
+    category_id TEXT,
+    category_name TEXT,
+    photo_urls TEXT NOT NULL DEFAULT '[]',
+    tags TEXT NOT NULL DEFAULT '[]',
+    CHECK ((category_id IS NULL) = (category_name IS NULL))
+  ) STRICT;
+
+  CREATE TABLE stock_changes (
+    seq INTEGER PRIMARY KEY,
+    pet_id INTEGER NOT NULL REFERENCES pets (id),
+    before_quantity INTEGER NOT NULL,
+    before_status TEXT NOT NULL,
+    after_quantity INTEGER NOT NULL,
+    after_status TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    at_ms INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX stock_changes_by_pet ON stock_changes (pet_id, seq);
+
+  CREATE TABLE orders (
+    id INTEGER PRIMARY KEY,
+    pet_id INTEGER NOT NULL REFERENCES pets (id),
+    quantity INTEGER NOT NULL,
+    ship_date TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('placed', 'approved', 'delivered')),
+    complete INTEGER NOT NULL CHECK (complete IN (0, 1))
+  ) STRICT;
+  CREATE INDEX orders_by_pet ON orders (pet_id);
+
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    plan TEXT NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+    per_minute INTEGER,
+    per_day INTEGER,
+    label TEXT,
+    created_at_ms INTEGER NOT NULL,
+    revoked_at_ms INTEGER,
+    CHECK ((plan = 'enterprise') = (per_minute IS NOT NULL AND per_day IS NOT NULL))
+  ) STRICT;
+  CREATE INDEX api_keys_by_age ON api_keys (created_at_ms, id);
+  `,
+];
+
+/**
+ * Brings the database to the newest schema in one transaction, so a failed step leaves it as it was.
+ * The version is read again inside the write lock: two processes opening one new file at once would
+ * otherwise both run the first step. A database newer than this code is refused: its schema may mean
+ * things this code would get wrong.
+ */
+export function migrate(db: Database, path: string): void {
+  const known = MIGRATIONS.length;
+  const versionOf = (): number => Number(db.pragma('user_version', { simple: true }));
+  const refuseNewer = (version: number): void => {
+    if (version > known) {
+      throw new Error(
+        `the database ${path} has schema version ${version}, newer than the ${known} this program knows; ` +
+          'run a newer release of the service on it',
+      );
+    }
+  };
+  refuseNewer(versionOf());
+  db.transaction(() => {
+    const version = versionOf();
+    refuseNewer(version);
+    for (let step = version; step < known; step += 1) db.exec(MIGRATIONS[step] as string);
+    // A pragma takes no bound parameter; `known` is a number this code owns.
+    if (version < known) db.pragma(`user_version = ${known}`);
+  }).immediate();
+}

@@ -1,0 +1,91 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
+import type { InventoryRepository } from '../../application/ports/inventory-repository.js';
+import type { OrderBook } from '../../application/ports/order-book.js';
+import type { PetCatalog } from '../../application/ports/pet-catalog.js';
+import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
+import { migrate } from './migrations.js';
+import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
+import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
+import { SqliteOrderBook } from './sqlite-order-book.js';
+import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
+import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
+
+/** How to open the database file. */
+export interface SqliteStorageOptions {
+  /** The database file; missing folders are created. */
+  readonly path: string;
+  /**
+   * FULL (the default) makes a committed change survive a power loss; NORMAL in WAL mode may lose the
+   * last commits on power loss (never on a process crash) and commits faster.
+   */
+  readonly synchronous?: 'FULL' | 'NORMAL';
+  /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** Every storage port over one SQLite file, sharing one connection. */
+export interface SqliteStorage {
+  readonly inventory: InventoryRepository;
+  readonly changes: StockChangeLog;
+  readonly pets: PetCatalog;
+  readonly orders: OrderBook;
+  readonly keys: ApiKeyStore;
+  /** True when the store holds no pet, no order and no key: a development start may seed it. */
+  isEmpty(): boolean;
+  /** Commits the updates still waiting for their group commit, then closes the file. */
+  close(): void;
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens (or creates) the database at `options.path`: WAL, so readers never wait for the writer and
+ * several processes can share the file; `synchronous` FULL unless told otherwise; a busy timeout, so a
+ * write waits for another process's transaction instead of failing; foreign keys enforced. Brings the
+ * schema up to date, and throws on a database made by a newer release.
+ */
+export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
+  const synchronous = options.synchronous ?? 'FULL';
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new RangeError(`busyTimeoutMs ${busyTimeoutMs} is not a whole number of milliseconds`);
+  }
+  mkdirSync(dirname(options.path), { recursive: true });
+  const db = new Database(options.path);
+  try {
+    // Every integer is read as a bigint: a pet id past 2^53 is never rounded on its way out.
+    db.defaultSafeIntegers(true);
+    // First, so that the pragmas and the migration below wait for a busy file too.
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (mode !== 'wal') throw new Error(`the database ${options.path} cannot use WAL (journal mode ${String(mode)})`);
+    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma('foreign_keys = ON');
+    migrate(db, options.path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const inventory = new SqliteInventoryRepository(db);
+  const isEmpty = db.prepare<[], { readonly empty: bigint }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
+       AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,
+  );
+  return {
+    inventory,
+    changes: new SqliteStockChangeLog(db),
+    pets: new SqlitePetCatalog(db),
+    orders: new SqliteOrderBook(db),
+    keys: new SqliteApiKeyStore(db),
+    isEmpty: () => isEmpty.get()?.empty === 1n,
+    close: () => {
+      if (!db.open) return;
+      inventory.flush();
+      db.close();
+    },
+  };
+}
