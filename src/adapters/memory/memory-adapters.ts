@@ -1,0 +1,22 @@
+import type { Clock } from '../../application/ports/clock.js';
+import type { BanPolicy } from '../../domain/ban.js';
+import { MemoryApiKeyStore } from './memory-api-key-store.js';
+import { MemoryInventoryRepository } from './memory-inventory-repository.js';
+import { MemoryOrderBook } from './memory-order-book.js';
+import { MemoryPetCatalog } from './memory-pet-catalog.js';
+import { MemoryRateLimiter } from './memory-rate-limiter.js';
+import { MemoryStore } from './memory-store.js';
+
+/** Every storage port and the limiter in process memory, sharing one store. */
+export function createMemoryAdapters(clock: Clock, options: { readonly banPolicy?: BanPolicy } = {}) {
+  const store = new MemoryStore();
+  const inventory = new MemoryInventoryRepository(store);
+  return {
+    inventory,
+    changes: inventory,
+    pets: new MemoryPetCatalog(store),
+    orders: new MemoryOrderBook(store),
+    keys: new MemoryApiKeyStore(store),
+    limiter: new MemoryRateLimiter(clock, options),
+  };
+}

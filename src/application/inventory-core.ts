@@ -1,0 +1,64 @@
+import type { ApiKeyStore } from './ports/api-key-store.js';
+import type { Clock } from './ports/clock.js';
+import type { InventoryRepository } from './ports/inventory-repository.js';
+import type { KeyGenerator, KeyHasher } from './ports/key-crypto.js';
+import type { OrderBook } from './ports/order-book.js';
+import type { PetCatalog } from './ports/pet-catalog.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import type { StockChangeLog } from './ports/stock-change-log.js';
+import { AddPets } from './use-cases/add-pets.js';
+import { AdmitRequest } from './use-cases/admit-request.js';
+import { Authenticate } from './use-cases/authenticate.js';
+import { GetPet } from './use-cases/get-pet.js';
+import { ImportOrders } from './use-cases/import-orders.js';
+import { IssueApiKey } from './use-cases/issue-api-key.js';
+import { ListApiKeys } from './use-cases/list-api-keys.js';
+import { ListInventory } from './use-cases/list-inventory.js';
+import { ListOrders } from './use-cases/list-orders.js';
+import { RevokeApiKey } from './use-cases/revoke-api-key.js';
+import { UpdateStock } from './use-cases/update-stock.js';
+
+/** Every port the core needs: storage, limiter, time and key crypto. */
+export interface InventoryPorts {
+  readonly inventory: InventoryRepository;
+  readonly changes: StockChangeLog;
+  readonly pets: PetCatalog;
+  readonly orders: OrderBook;
+  readonly keys: ApiKeyStore;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly keyGenerator: KeyGenerator;
+  readonly keyHasher: KeyHasher;
+}
+
+/** Every use case, built over one set of ports. */
+export interface InventoryCore {
+  readonly listInventory: ListInventory;
+  readonly updateStock: UpdateStock;
+  readonly authenticate: Authenticate;
+  readonly admitRequest: AdmitRequest;
+  readonly getPet: GetPet;
+  readonly listOrders: ListOrders;
+  readonly issueApiKey: IssueApiKey;
+  readonly listApiKeys: ListApiKeys;
+  readonly revokeApiKey: RevokeApiKey;
+  readonly addPets: AddPets;
+  readonly importOrders: ImportOrders;
+}
+
+/** Builds every use case over `ports`: the whole core, without a container. */
+export function createInventoryCore(ports: InventoryPorts): InventoryCore {
+  return {
+    listInventory: new ListInventory(ports.inventory),
+    updateStock: new UpdateStock(ports.inventory, ports.clock),
+    authenticate: new Authenticate(ports.keys, ports.keyHasher),
+    admitRequest: new AdmitRequest(ports.limiter),
+    getPet: new GetPet(ports.pets),
+    listOrders: new ListOrders(ports.orders),
+    issueApiKey: new IssueApiKey(ports.keys, ports.keyGenerator, ports.keyHasher, ports.clock),
+    listApiKeys: new ListApiKeys(ports.keys),
+    revokeApiKey: new RevokeApiKey(ports.keys, ports.keyHasher, ports.clock),
+    addPets: new AddPets(ports.pets),
+    importOrders: new ImportOrders(ports.orders),
+  };
+}

@@ -1,0 +1,35 @@
+import { ContainerModule } from 'inversify';
+import { NodeKeyCrypto } from '../adapters/system/node-key-crypto.js';
+import { systemClock } from '../adapters/system/system-clock.js';
+import { createInventoryCore } from '../application/inventory-core.js';
+import { banPolicy } from '../domain/ban.js';
+import type { Config } from './config.js';
+import { bindResolved, id, TOKENS } from './tokens.js';
+
+/** The machine's clock and CSPRNG, the ban policy from configuration, and every use case. */
+export const coreModule = (config: Config) =>
+  new ContainerModule((options) => {
+    const { bind } = options;
+    bind(id(TOKENS.clock)).toConstantValue(systemClock);
+    const crypto = new NodeKeyCrypto();
+    bind(id(TOKENS.keyGenerator)).toConstantValue(crypto);
+    bind(id(TOKENS.keyHasher)).toConstantValue(crypto);
+    bind(id(TOKENS.banPolicy)).toConstantValue(banPolicy({ ...config.ban, escalationWindowMs: 86_400_000 }));
+    bindResolved(
+      options,
+      TOKENS.core,
+      [
+        TOKENS.inventory,
+        TOKENS.changes,
+        TOKENS.pets,
+        TOKENS.orders,
+        TOKENS.keys,
+        TOKENS.limiter,
+        TOKENS.clock,
+        TOKENS.keyGenerator,
+        TOKENS.keyHasher,
+      ],
+      (inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher) =>
+        createInventoryCore({ inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher }),
+    );
+  });

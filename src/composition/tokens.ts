@@ -1,0 +1,72 @@
+import type { ContainerModuleLoadOptions, ServiceIdentifier } from 'inversify';
+
+/** A service identifier that remembers the type bound to it, so `resolve` needs no cast at call sites. */
+export type Token<T> = symbol & { readonly __bound?: T };
+
+/** Makes a new typed token. */
+export const token = <T>(description: string): Token<T> => Symbol(description) as Token<T>;
+
+/** Narrows a typed token to what inversify's API takes. */
+export const id = <T>(t: Token<T>): ServiceIdentifier<T> => t;
+
+/** The types a list of tokens stands for. */
+export type Resolved<D extends readonly Token<unknown>[]> = { [K in keyof D]: D[K] extends Token<infer U> ? U : never };
+
+/**
+ * Binds `token` to a singleton made by `factory` from the values of `deps`. Unlike a bare
+ * `toResolvedValue`, the factory's parameters are checked against the tokens' types.
+ */
+export function bindResolved<T, const D extends readonly Token<unknown>[]>(
+  { bind }: ContainerModuleLoadOptions,
+  token: Token<T>,
+  deps: D,
+  factory: (...values: Resolved<D>) => T,
+): void {
+  bind(id(token))
+    .toResolvedValue((...values: unknown[]) => factory(...(values as Resolved<D>)), deps.map(id))
+    .inSingletonScope();
+}
+
+import type { Logger } from 'pino';
+import type { InventoryCore } from '../application/inventory-core.js';
+import type { ApiKeyStore } from '../application/ports/api-key-store.js';
+import type { Clock } from '../application/ports/clock.js';
+import type { InventoryRepository } from '../application/ports/inventory-repository.js';
+import type { KeyGenerator, KeyHasher } from '../application/ports/key-crypto.js';
+import type { OrderBook } from '../application/ports/order-book.js';
+import type { PetCatalog } from '../application/ports/pet-catalog.js';
+import type { RateLimiter } from '../application/ports/rate-limiter.js';
+import type { StockChangeLog } from '../application/ports/stock-change-log.js';
+import type { BanPolicy } from '../domain/ban.js';
+import type { Config } from './config.js';
+
+/** Something the root must close at shutdown, in the reverse order of opening. */
+export interface Closeable {
+  readonly name: string;
+  close(): Promise<void> | void;
+}
+
+/** What /readyz asks of the parts that can be down (a store, Redis). */
+export interface HealthCheck {
+  readonly name: string;
+  healthy(): boolean;
+}
+
+export const TOKENS = {
+  config: token<Config>('Config'),
+  logger: token<Logger>('Logger'),
+  clock: token<Clock>('Clock'),
+  banPolicy: token<BanPolicy>('BanPolicy'),
+  keyGenerator: token<KeyGenerator>('KeyGenerator'),
+  keyHasher: token<KeyHasher>('KeyHasher'),
+  inventory: token<InventoryRepository>('InventoryRepository'),
+  changes: token<StockChangeLog>('StockChangeLog'),
+  pets: token<PetCatalog>('PetCatalog'),
+  orders: token<OrderBook>('OrderBook'),
+  keys: token<ApiKeyStore>('ApiKeyStore'),
+  limiter: token<RateLimiter>('RateLimiter'),
+  core: token<InventoryCore>('InventoryCore'),
+  storageIsEmpty: token<() => boolean>('StorageIsEmpty'),
+  closeables: token<Closeable>('Closeable'),
+  healthChecks: token<HealthCheck>('HealthCheck'),
+} as const;

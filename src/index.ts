@@ -1,0 +1,69 @@
+/**
+ * The pet store inventory core, for embedding in other services.
+ *
+ * The domain (values and rules) and the use cases do no I/O; they reach storage, rate limiting, time
+ * and key crypto through ports. Pick adapters for the ports — in memory, SQLite, Redis, or your own
+ * that pass the contract suites in `tests/contracts` — and build the use cases with
+ * {@link createInventoryCore}. The Koa adapter ({@link createHttpApp}) serves them over HTTP.
+ *
+ * @packageDocumentation
+ */
+
+// Adapters.
+export { createMemoryAdapters } from './adapters/memory/memory-adapters.js';
+export { MemoryApiKeyStore } from './adapters/memory/memory-api-key-store.js';
+export { MemoryInventoryRepository } from './adapters/memory/memory-inventory-repository.js';
+export { MemoryOrderBook } from './adapters/memory/memory-order-book.js';
+export { MemoryPetCatalog } from './adapters/memory/memory-pet-catalog.js';
+export { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
+export { MemoryStore } from './adapters/memory/memory-store.js';
+export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
+export { systemClock } from './adapters/system/system-clock.js';
+// Application: ports, use cases, and the core built from them.
+export type { InventoryCore, InventoryPorts } from './application/inventory-core.js';
+export { createInventoryCore } from './application/inventory-core.js';
+export type { ApiKeyStore, NewApiKey } from './application/ports/api-key-store.js';
+export type { Clock } from './application/ports/clock.js';
+export type { InventoryQuery, InventoryRepository } from './application/ports/inventory-repository.js';
+export type { KeyGenerator, KeyHasher } from './application/ports/key-crypto.js';
+export type { OrderBook } from './application/ports/order-book.js';
+export type { NewPet, PetCatalog } from './application/ports/pet-catalog.js';
+export type { RateLimiter } from './application/ports/rate-limiter.js';
+export type { StockChangeLog } from './application/ports/stock-change-log.js';
+export { AddPets } from './application/use-cases/add-pets.js';
+export { AdmitRequest } from './application/use-cases/admit-request.js';
+export { Authenticate } from './application/use-cases/authenticate.js';
+export { GetPet } from './application/use-cases/get-pet.js';
+export { ImportOrders } from './application/use-cases/import-orders.js';
+export { IssueApiKey } from './application/use-cases/issue-api-key.js';
+export { ListApiKeys } from './application/use-cases/list-api-keys.js';
+export { ListInventory } from './application/use-cases/list-inventory.js';
+export { ListOrders } from './application/use-cases/list-orders.js';
+export { RevokeApiKey } from './application/use-cases/revoke-api-key.js';
+export { UpdateStock } from './application/use-cases/update-stock.js';
+// Domain: values, rules and the shapes of records.
+export type { ApiKeyRecord, Principal } from './domain/api-key.js';
+export { API_KEY_PATTERN, looksLikeApiKey } from './domain/api-key.js';
+export type { BanPolicy, BanState } from './domain/ban.js';
+export { banPolicy, DEFAULT_BAN_POLICY } from './domain/ban.js';
+export type { DomainError, DomainErrorCode } from './domain/errors.js';
+export type { InventoryItem } from './domain/inventory-item.js';
+export { inventoryItem, statusAfterStockChange, withStock } from './domain/inventory-item.js';
+export type { Order, OrderStatus } from './domain/order.js';
+export { isOrderStatus, ORDER_STATUSES } from './domain/order.js';
+export type { Pet } from './domain/pet.js';
+export type { PetId } from './domain/pet-id.js';
+export { PET_ID_MAX, PET_ID_MIN, parsePetId, petId } from './domain/pet-id.js';
+export type { PetStatus } from './domain/pet-status.js';
+export { isPetStatus, PET_STATUSES } from './domain/pet-status.js';
+export type { Plan, RateLimitPolicy } from './domain/plan.js';
+export { isPlan, LIMIT_MAX, PLAN_POLICIES, PLANS, policyForPlan, rateLimitPolicy } from './domain/plan.js';
+export type { Quantity } from './domain/quantity.js';
+export { isQuantity, QUANTITY_MAX, quantity } from './domain/quantity.js';
+export type { RateLimitDecision, RateLimitOutcome, SubjectState, WindowReport } from './domain/rate-limit.js';
+export { admitRequest, newSubjectState } from './domain/rate-limit.js';
+export type { Result } from './domain/result.js';
+export { fail, ok } from './domain/result.js';
+export type { WindowCounter, WindowSpec } from './domain/sliding-window.js';
+export { DAY_WINDOW, MINUTE_WINDOW } from './domain/sliding-window.js';
+export type { StockChange } from './domain/stock-change.js';
