@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../../src/composition/config.js';
+
+describe('configuration from the environment', () => {
+  it('has defaults that serve development on 127.0.0.1:8080 with ./data/petstore.db', () => {
+    const c = readConfig({});
+    expect(c).toMatchObject({
+      env: 'development',
+      host: '127.0.0.1',
+      port: 8080,
+      dbPath: './data/petstore.db',
+      synchronous: 'FULL',
+      redisUrl: undefined,
+      rateLimitFailure: 'open',
+      ban: { strikes: 20, strikeWindowMs: 60_000, durationsMs: [300_000, 900_000, 3_600_000] },
+      servers: { production: 'http://127.0.0.1:8080/v1', staging: 'http://127.0.0.1:8080/v1' },
+      trustProxy: false,
+      drainTimeoutMs: 10_000,
+    });
+  });
+
+  it('reads every variable', () => {
+    const c = readConfig({
+      PETSTORE_ENV: 'production',
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      PETSTORE_DB: '/var/lib/petstore/db.sqlite',
+      PETSTORE_SYNCHRONOUS: 'NORMAL',
+      REDIS_URL: 'redis://127.0.0.1:6379/0',
+      PETSTORE_RATE_LIMIT_FAILURE: 'closed',
+      PETSTORE_BAN_DURATIONS_SECONDS: '60,120',
+      PETSTORE_PETS_SUNSET: 'Wed, 30 Jun 2027 00:00:00 GMT',
+      PETSTORE_BASE_URL: 'https://api.example.com/v1',
+      PETSTORE_STAGING_BASE_URL: 'https://staging.example.com/v1',
+      PETSTORE_TRUST_PROXY: 'true',
+    });
+    expect(c).toMatchObject({
+      env: 'production',
+      host: '0.0.0.0',
+      port: 9000,
+      synchronous: 'NORMAL',
+      redisUrl: 'redis://127.0.0.1:6379/0',
+      rateLimitFailure: 'closed',
+      ban: { durationsMs: [60_000, 120_000] },
+      servers: { production: 'https://api.example.com/v1', staging: 'https://staging.example.com/v1' },
+      trustProxy: true,
+    });
+    expect(c.sunsetAt.toISOString()).toBe('2027-06-30T00:00:00.000Z');
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(readConfig({ PORT: '', REDIS_URL: '' })).toMatchObject({ port: 8080, redisUrl: undefined });
+  });
+
+  it.each([
+    ['PORT', '80a'],
+    ['PORT', '70000'],
+    ['PETSTORE_ENV', 'prod'],
+    ['PETSTORE_SYNCHRONOUS', 'OFF'],
+    ['REDIS_URL', 'http://localhost'],
+    ['PETSTORE_BAN_DURATIONS_SECONDS', '300,,900'],
+    ['PETSTORE_PETS_SUNSET', 'someday'],
+    ['PETSTORE_BASE_URL', 'https://api.example.com'],
+    ['PETSTORE_TRUST_PROXY', 'yes'],
+  ])('stops on %s=%s with a message naming the variable', (name, value) => {
+    expect(() => readConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name}=`));
+  });
+});
