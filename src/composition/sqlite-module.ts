@@ -1,0 +1,21 @@
+import { ContainerModule } from 'inversify';
+import { openSqliteStorage, type SqliteStorage } from '../adapters/sqlite/sqlite-storage.js';
+import type { Config } from './config.js';
+import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
+
+const SQLITE = token<SqliteStorage>('SqliteStorage');
+
+/** Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection. */
+export const sqliteStorageModule = (config: Config) =>
+  new ContainerModule((options) => {
+    bindResolved(options, SQLITE, [], () =>
+      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous }),
+    );
+    bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
+    bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);
+    bindResolved(options, TOKENS.pets, [SQLITE], (s) => s.pets);
+    bindResolved(options, TOKENS.orders, [SQLITE], (s) => s.orders);
+    bindResolved(options, TOKENS.keys, [SQLITE], (s) => s.keys);
+    bindResolved(options, TOKENS.storageIsEmpty, [SQLITE], (s) => () => s.isEmpty());
+    bindResolved(options, TOKENS.closeables, [SQLITE], (s): Closeable => ({ name: 'sqlite', close: () => s.close() }));
+  });
