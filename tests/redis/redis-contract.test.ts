@@ -1,0 +1,19 @@
+import type { Redis } from 'ioredis';
+import { beforeAll, describe } from 'vitest';
+import { RedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.js';
+import { describeRateLimiterContract } from '../contracts/rate-limiter.contract.js';
+import { freshPrefix, hasRedisServer, useRedisServer } from './redis-fixture.js';
+
+describe.skipIf(!hasRedisServer)('RedisRateLimiter on a real redis-server', () => {
+  const redis = useRedisServer();
+  let client: Redis;
+  beforeAll(async () => {
+    client = await redis.client();
+  });
+
+  // The contract drives time with a ManualClock; the limiter passes it to the script instead of TIME.
+  describeRateLimiterContract('redis', async (clock, banPolicy) => ({
+    limiter: new RedisRateLimiter(client, { keyPrefix: freshPrefix(), banPolicy, now: () => clock.nowMs() }),
+    close: async () => {},
+  }));
+});

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { createRedisClient, type RedisClientOptions, whenReady } from '../../src/adapters/redis/redis-client.js';
+import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
+
+/** False when redis-server is missing outside CI: the suites are then skipped (CI=true throws instead). */
+export const hasRedisServer = redisServerAvailable();
+
+/** A key prefix no other fixture uses, so that subjects never leak between tests. */
+export const freshPrefix = (): string => `t-${randomUUID()}:`;
+
+export interface RedisTestbed {
+  readonly server: () => RedisServer;
+  /** A ready client with the production options; closed after the file's tests. */
+  client(options?: RedisClientOptions): Promise<Redis>;
+}
+
+/**
+ * Starts a real redis-server for the tests of the enclosing describe and stops it afterwards, with the
+ * clients made meanwhile. Call it inside a `describe.skipIf(!hasRedisServer)`.
+ */
+export function useRedisServer(): RedisTestbed {
+  let server: RedisServer | undefined;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    for (const client of clients) client.disconnect();
+    await server?.stop();
+  });
+  const current = (): RedisServer => {
+    if (server === undefined) throw new Error('the Redis server starts in beforeAll');
+    return server;
+  };
+  return {
+    server: current,
+    async client(options) {
+      const client = createRedisClient(current().url, options);
+      clients.push(client);
+      await whenReady(client, 5_000);
+      return client;
+    },
+  };
+}
