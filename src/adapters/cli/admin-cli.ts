@@ -1,0 +1,89 @@
+import type { AdminCliDeps, AdminCommand } from './admin-command.js';
+import { parseCommandLine } from './command-line.js';
+import { keysCreate, keysList, keysRevoke } from './key-commands.js';
+import { ordersImport, petsAdd, petsImport } from './store-commands.js';
+
+export type { AdminCliDeps } from './admin-command.js';
+
+/** Where the CLI writes: results to `stdout`, messages for a person to `stderr`. */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+const COMMANDS: readonly AdminCommand[] = [keysCreate, keysList, keysRevoke, petsAdd, petsImport, ordersImport];
+const GROUPS = ['keys', 'pets', 'orders'] as const;
+const HELP_WORDS = ['--help', '-h', 'help'];
+
+const TOP_HELP = `Usage: petstore <command> [options]
+
+Administers the pet store's database (PETSTORE_DB, default ./data/petstore.db).
+
+Commands:
+${COMMANDS.map((c) => `  ${c.synopsis}`).join('\n')}
+
+Run "petstore <command> --help" for the details of one command.
+Results go to stdout and messages to stderr. The exit code is 0 on success and 1 on bad input, in
+which case nothing is written.`;
+
+const groupHelp = (group: string): string =>
+  `Usage: petstore ${group} <command>\n\nCommands:\n${COMMANDS.filter((c) => c.name.startsWith(`${group} `))
+    .map((c) => `  ${c.synopsis}`)
+    .join('\n')}\n\nRun "petstore ${group} <command> --help" for the details of one command.`;
+
+/** True when `argv` (the words after the program's name) asks for an admin command or its help. */
+export function isAdminCommand(argv: readonly string[]): boolean {
+  const first = argv[0];
+  return first !== undefined && ((GROUPS as readonly string[]).includes(first) || HELP_WORDS.includes(first));
+}
+
+/**
+ * Runs one admin command, such as `["keys", "create", "--plan", "free"]`, and resolves to the exit
+ * code: 0 when it did what was asked, 1 on bad input (a one-line message on stderr, nothing written).
+ * Results go to stdout alone, so `keys create` can be piped. Failures of the store throw.
+ */
+export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps, io: CliIo = processIo): Promise<number> {
+  const refuse = (message: string): number => {
+    // One line, whatever a message quotes: scripts read stderr line by line.
+    io.stderr(`error: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+    return 1;
+  };
+  const [group, verb, ...rest] = argv;
+  if (group === undefined) return refuse('no command given; run with --help to see the commands');
+  if (HELP_WORDS.includes(group)) {
+    io.stdout(`${TOP_HELP}\n`);
+    return 0;
+  }
+  if (!(GROUPS as readonly string[]).includes(group)) {
+    return refuse(`unknown command "${group}"; run with --help to see the commands`);
+  }
+  if (verb === undefined || HELP_WORDS.includes(verb)) {
+    if (verb === undefined) return refuse(`"${group}" needs a command; run "${group} --help" to see them`);
+    io.stdout(`${groupHelp(group)}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === `${group} ${verb}`);
+  if (command === undefined) return refuse(`unknown command "${group} ${verb}"; run "${group} --help" to see them`);
+
+  const line = parseCommandLine(rest, command.options);
+  if (!line.ok) return refuse(`${line.error} for "${command.name}"; run "${command.name} --help"`);
+  if (line.value.help) {
+    io.stdout(`${command.help}\n`);
+    return 0;
+  }
+  const given = line.value.positionals;
+  if (given.length !== command.positionals.length) {
+    const wanted = command.positionals.length === 0 ? 'no arguments' : command.positionals.join(' ');
+    return refuse(`"${command.name}" takes ${wanted}, got ${given.length === 0 ? 'none' : given.join(' ')}`);
+  }
+  const outcome = await command.run(line.value, deps);
+  if (!outcome.ok) return refuse(outcome.error);
+  for (const text of outcome.value.stdout) io.stdout(`${text}\n`);
+  if (outcome.value.note !== undefined) io.stderr(`${outcome.value.note}\n`);
+  return 0;
+}

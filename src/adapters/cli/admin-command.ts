@@ -1,0 +1,43 @@
+import type { AddPets } from '../../application/use-cases/add-pets.js';
+import type { ImportOrders } from '../../application/use-cases/import-orders.js';
+import type { IssueApiKey } from '../../application/use-cases/issue-api-key.js';
+import type { ListApiKeys } from '../../application/use-cases/list-api-keys.js';
+import type { RevokeApiKey } from '../../application/use-cases/revoke-api-key.js';
+import type { Result } from '../../domain/result.js';
+import type { CommandLine } from './command-line.js';
+
+/** The use cases the admin CLI drives. */
+export interface AdminCliDeps {
+  readonly issueApiKey: IssueApiKey;
+  readonly listApiKeys: ListApiKeys;
+  readonly revokeApiKey: RevokeApiKey;
+  readonly addPets: AddPets;
+  readonly importOrders: ImportOrders;
+}
+
+/** What a command that succeeded prints: its result for stdout, and a note for a person on stderr. */
+export interface Printed {
+  readonly stdout: readonly string[];
+  readonly note?: string;
+}
+
+/** One command of the CLI, such as `keys create`. */
+export interface AdminCommand {
+  /** The two words that name it. */
+  readonly name: string;
+  /** The line shown in the list of commands. */
+  readonly synopsis: string;
+  /** The whole text of `<command> --help`. */
+  readonly help: string;
+  readonly options: readonly string[];
+  /** The names of the positional arguments it takes, all required. */
+  readonly positionals: readonly string[];
+  /** Runs it; a failure is a one-line message about the input, and then nothing has been written. */
+  run(line: CommandLine, deps: AdminCliDeps): Promise<Result<Printed, string>>;
+}
+
+/** The value of an option the command requires, or a message naming it. */
+export const required = (line: CommandLine, name: string): Result<string, string> => {
+  const value = line.options.get(name);
+  return value === undefined ? { ok: false, error: `option --${name} is required` } : { ok: true, value };
+};

@@ -1,0 +1,51 @@
+import { fail, ok, type Result } from '../../domain/result.js';
+
+/** The words after a command's name, split into options and positional arguments. */
+export interface CommandLine {
+  /** Options by name, without the leading `--`. */
+  readonly options: ReadonlyMap<string, string>;
+  readonly positionals: readonly string[];
+  /** `--help` or `-h` was given. */
+  readonly help: boolean;
+}
+
+/**
+ * Splits `args` by the option names a command takes. Every option takes a value, as `--name value` or
+ * `--name=value`; the word after an option is its value even when it starts with `-`, so `--id -5`
+ * means what it says. After `--`, every word is positional. An unknown or repeated option, or one
+ * without a value, is refused, so that a typo is never silently ignored.
+ */
+export function parseCommandLine(args: readonly string[], known: readonly string[]): Result<CommandLine, string> {
+  const options = new Map<string, string>();
+  const positionals: string[] = [];
+  let help = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] as string;
+    if (word === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (word === '--help' || word === '-h') {
+      help = true;
+      continue;
+    }
+    if (!word.startsWith('-') || word === '-') {
+      positionals.push(word);
+      continue;
+    }
+    const equals = word.indexOf('=');
+    const name = word.slice(2, equals === -1 ? undefined : equals);
+    if (!word.startsWith('--') || !known.includes(name)) return fail(`unknown option ${word.split('=')[0]}`);
+    if (options.has(name)) return fail(`option --${name} is given twice`);
+    let value: string | undefined;
+    if (equals === -1) {
+      i += 1;
+      value = args[i];
+    } else {
+      value = word.slice(equals + 1);
+    }
+    if (value === undefined) return fail(`option --${name} needs a value`);
+    options.set(name, value);
+  }
+  return ok({ options, positionals, help });
+}
