@@ -8,7 +8,7 @@ import type { StockChange } from '../../domain/stock-change.js';
 import { GroupCommit } from './group-commit.js';
 
 /** The most entries one chunk of a list holds. */
-export const LIST_CHUNK = 1_000;
+const LIST_CHUNK = 1_000;
 
 interface StockRow {
   readonly id: bigint;
@@ -24,7 +24,7 @@ interface UpdateJob {
 }
 
 /** Makes an InventoryItem of a row; the domain re-checks it, so a corrupt row throws instead of leaking. */
-export const itemOfRow = (row: StockRow): InventoryItem =>
+const itemOfRow = (row: StockRow): InventoryItem =>
   inventoryItem(row.id, Number(row.quantity), row.status as PetStatus);
 
 /**
