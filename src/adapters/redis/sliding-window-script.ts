@@ -18,7 +18,7 @@
  * bucket b a count `c:b` and a link `n:b` to the next bucket kept. Buckets are only ever appended at the
  * newest end and dropped at the oldest, as the domain's insertion-ordered Map, so the links form a queue:
  * expiry and "when does Remaining next rise" walk from the head and stop early, amortised O(1), and the
- * hash never holds more than 2 (B+1) + 3 fields. Strikes are a list of refusal times (the domain's
+ * hash never holds more than 2 (B+1) + 2 fields. Strikes are a list of refusal times (the domain's
  * array); the ban is a hash of `until`, `last` (when the last ban began) and `level`.
  *
  * Reply: admitted or refused: {code, now, minute remaining, minute reset ms, day remaining, day reset ms}.

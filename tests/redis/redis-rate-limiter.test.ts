@@ -1,0 +1,199 @@
+import type { Redis } from 'ioredis';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RedisRateLimiter, rateLimitKeys } from '../../src/adapters/redis/redis-rate-limiter.js';
+import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../src/domain/ban.js';
+import { LIMIT_MAX, PLAN_POLICIES, type RateLimitPolicy, rateLimitPolicy } from '../../src/domain/plan.js';
+import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { freshPrefix, hasRedisServer, useRedisServer } from './redis-fixture.js';
+
+const FREE = PLAN_POLICIES.free;
+
+describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
+  const redis = useRedisServer();
+  let client: Redis;
+  beforeAll(async () => {
+    client = await redis.client();
+  });
+
+  const burst = async (limiter: RedisRateLimiter, n: number, policy = FREE, subject = 'key:a') => {
+    const out: RateLimitDecision[] = [];
+    for (let i = 0; i < n; i += 1) out.push(await limiter.admit(subject, policy));
+    return out;
+  };
+
+  /** How many times the server ran a script, from its command statistics. */
+  const scriptRuns = async (): Promise<number> => {
+    const stats = await client.info('commandstats');
+    let runs = 0;
+    for (const [, calls] of stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) runs += Number(calls);
+    return runs;
+  };
+
+  describe('on the server clock', () => {
+    it('admits the plan’s 60, refuses the 61st, and times Remaining and Retry-After by TIME', async () => {
+      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix() });
+      const [seconds] = await client.time();
+      const decisions = await burst(limiter, 61);
+      expect(decisions.map((d) => d.outcome)).toEqual([...Array(60).fill('admitted'), 'rate_limited']);
+      const first = decisions[0] as RateLimitDecision;
+      // The first request's bucket leaves the window 61 buckets after it began.
+      expect(first.resetAtMs % 1_000).toBe(0);
+      expect(first.resetAtMs / 1_000 - Number(seconds)).toBeGreaterThanOrEqual(61);
+      expect(first.resetAtMs / 1_000 - Number(seconds)).toBeLessThanOrEqual(62);
+      const refused = decisions[60] as RateLimitDecision;
+      expect(refused.retryAfterMs).toBeGreaterThan(59_000);
+      expect(refused.retryAfterMs).toBeLessThanOrEqual(61_000);
+    });
+
+    it('admits exactly 60 of 100 concurrent requests sent through two limiters on two connections', async () => {
+      const other = await redis.client();
+      const prefix = freshPrefix();
+      const limiters = [
+        new RedisRateLimiter(client, { keyPrefix: prefix }),
+        new RedisRateLimiter(other, { keyPrefix: prefix }),
+      ];
+      const decisions = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (limiters[i % 2] as RedisRateLimiter).admit('key:shared', FREE)),
+      );
+      const admitted = decisions.filter((d) => d.outcome === 'admitted');
+      expect(admitted).toHaveLength(60);
+      // Each admitted request saw its own count: no two read the same state.
+      expect(new Set(admitted.map((d) => d.remaining))).toEqual(new Set(Array.from({ length: 60 }, (_, i) => i)));
+    });
+  });
+
+  describe('keys', () => {
+    const banAfterThree: BanPolicy = { ...DEFAULT_BAN_POLICY, strikes: 3 };
+
+    it('keeps a subject’s keys under the prefix and one hash tag, each with an expiry', async () => {
+      const keyPrefix = freshPrefix();
+      const limiter = new RedisRateLimiter(client, { keyPrefix, banPolicy: banAfterThree });
+      await burst(limiter, 62);
+      const keys = rateLimitKeys('key:a', keyPrefix);
+      expect(keys).toEqual({
+        minute: `${keyPrefix}rl:{key:a}:m`,
+        day: `${keyPrefix}rl:{key:a}:d`,
+        strikes: `${keyPrefix}rl:{key:a}:x`,
+        ban: `${keyPrefix}rl:{key:a}:ban`,
+      });
+      expect((await client.keys(`${keyPrefix}*`)).sort()).toEqual([keys.day, keys.minute, keys.strikes].sort());
+      expect(await client.pttl(keys.minute)).toBeGreaterThan(59_000);
+      expect(await client.pttl(keys.minute)).toBeLessThanOrEqual(61_000);
+      expect(await client.pttl(keys.day)).toBeGreaterThan(86_399_000);
+      expect(await client.pttl(keys.day)).toBeLessThanOrEqual(86_700_000);
+      expect(await client.pttl(keys.strikes)).toBeGreaterThan(0);
+      expect(await client.pttl(keys.strikes)).toBeLessThanOrEqual(60_000);
+
+      expect((await limiter.admit('key:a', FREE)).outcome).toBe('key_banned');
+      // The strikes that brought the ban are spent; the ban is kept while it can still lengthen the next.
+      expect((await client.keys(`${keyPrefix}*`)).sort()).toEqual([keys.ban, keys.day, keys.minute].sort());
+      expect(await client.pttl(keys.ban)).toBeGreaterThan(86_399_000);
+      expect(await client.pttl(keys.ban)).toBeLessThanOrEqual(86_400_000);
+    });
+
+    it('holds at most two fields per counted bucket in each window over a long timeline', async () => {
+      const clock = new ManualClock();
+      const keyPrefix = freshPrefix();
+      const limiter = new RedisRateLimiter(client, { keyPrefix, now: () => clock.ms });
+      const keys = rateLimitKeys('key:a', keyPrefix);
+      const unlimited = rateLimitPolicy(LIMIT_MAX, LIMIT_MAX);
+      const most = { minute: 0, day: 0 };
+      const step = async (gapMs: number): Promise<void> => {
+        clock.advance(gapMs);
+        expect((await limiter.admit('key:a', unlimited)).outcome).toBe('admitted');
+        most.minute = Math.max(most.minute, await client.hlen(keys.minute));
+        most.day = Math.max(most.day, await client.hlen(keys.day));
+      };
+      // Every second for two minutes fills the minute window; every 4 minutes for 30 hours, the day.
+      for (let i = 0; i < 120; i += 1) await step(1_000);
+      for (let i = 0; i < 450; i += 1) await step(240_000);
+      // total, head and newest, a count per bucket and a link to each but the newest: 61 and 289 buckets count.
+      expect(most.minute).toBe(3 + 61 + 60);
+      expect(most.day).toBeLessThanOrEqual(3 + 289 + 288);
+      expect(most.day).toBeGreaterThan(3 + 2 * 280);
+
+      // The running total is the sum of the kept buckets, and the links reach each of them once.
+      const day = await client.hgetall(keys.day);
+      const counts = Object.entries(day).filter(([field]) => field.startsWith('c:'));
+      expect(Number(day.total)).toBe(counts.reduce((sum, [, n]) => sum + Number(n), 0));
+      let linked = 0;
+      for (let bucket = day.head; bucket !== undefined; bucket = day[`n:${bucket}`]) linked += 1;
+      expect(linked).toBe(counts.length);
+    });
+  });
+
+  describe('bans', () => {
+    const banned = async (limiter: RedisRateLimiter, subject = 'key:a'): Promise<RateLimitDecision> => {
+      await burst(limiter, 60, FREE, subject);
+      const refusals = await burst(limiter, 20, FREE, subject);
+      return refusals[19] as RateLimitDecision;
+    };
+
+    it('answers a ban in process until it ends, with no round trip, then asks Redis again', async () => {
+      const clock = new ManualClock();
+      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix(), now: () => clock.ms });
+      expect((await banned(limiter)).outcome).toBe('key_banned');
+      expect(limiter.cachedBans).toBe(1);
+      const before = await scriptRuns();
+      clock.advance(100_000);
+      const during = await burst(limiter, 50);
+      expect(during.every((d) => d.outcome === 'key_banned' && d.retryAfterMs === 200_000)).toBe(true);
+      expect(await scriptRuns()).toBe(before);
+      clock.advance(200_000);
+      expect((await limiter.admit('key:a', FREE)).outcome).toBe('admitted');
+      expect(await scriptRuns()).toBe(before + 1);
+      expect(limiter.cachedBans).toBe(0);
+    });
+
+    it('learns a ban another process made, and keeps it in process too', async () => {
+      const clock = new ManualClock();
+      const keyPrefix = freshPrefix();
+      const first = new RedisRateLimiter(client, { keyPrefix, now: () => clock.ms });
+      const second = new RedisRateLimiter(client, { keyPrefix, now: () => clock.ms });
+      await banned(first);
+      clock.advance(1_000);
+      const seen = await second.admit('key:a', FREE);
+      expect(seen.outcome).toBe('key_banned');
+      expect(seen.retryAfterMs).toBe(299_000);
+      expect(second.cachedBans).toBe(1);
+    });
+
+    it('holds no more bans in process than its cache size, and still refuses the ones it dropped', async () => {
+      const clock = new ManualClock();
+      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix(), banCacheSize: 2, now: () => clock.ms });
+      for (const subject of ['key:a', 'key:b', 'key:c']) await banned(limiter, subject);
+      expect(limiter.cachedBans).toBe(2);
+      expect((await limiter.admit('key:a', FREE)).outcome).toBe('key_banned');
+    });
+  });
+
+  describe('the script', () => {
+    it('still decides after the server forgot it (EVALSHA falls back to EVAL)', async () => {
+      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix() });
+      expect((await limiter.admit('key:a', FREE)).remaining).toBe(59);
+      await client.script('FLUSH');
+      expect((await limiter.admit('key:a', FREE)).remaining).toBe(58);
+    });
+
+    it('takes limits per call, so an enterprise key’s own limits and a plan change need no migration', async () => {
+      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix() });
+      const small: RateLimitPolicy = rateLimitPolicy(5, 50_000);
+      const outcomes = (await burst(limiter, 6, small)).map((d) => d.outcome);
+      expect(outcomes).toEqual([...Array(5).fill('admitted'), 'rate_limited']);
+      const raised = await limiter.admit('key:a', rateLimitPolicy(10, 50_000));
+      expect([raised.outcome, raised.limit, raised.remaining]).toEqual(['admitted', 10, 4]);
+    });
+  });
+
+  describe('bad input', () => {
+    it('refuses a key prefix with a brace, which would split a subject’s keys over cluster slots', () => {
+      expect(() => new RedisRateLimiter(client, { keyPrefix: 'svc{a}:' })).toThrow(RangeError);
+    });
+
+    it('refuses an empty subject, whose hash tag Redis Cluster would ignore', async () => {
+      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix() });
+      await expect(limiter.admit('', FREE)).rejects.toThrow(RangeError);
+    });
+  });
+});
