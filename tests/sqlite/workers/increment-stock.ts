@@ -4,6 +4,9 @@
  * printing `committed <quantity after>` as each update's promise resolves. Any error goes to stderr
  * and the exit code is 1.
  *
+ * Around the updates it prints `started` and `finished`, so that a parent can tell the runs of two
+ * workers overlapped.
+ *
  * Usage: node --import tsx increment-stock.ts <database> <count> <inFlight>
  */
 import { createInterface } from 'node:readline';
@@ -41,7 +44,9 @@ async function lane(): Promise<void> {
 
 try {
   await waitForGo();
+  process.stdout.write('started\n');
   await Promise.all(Array.from({ length: inFlight }, lane));
+  process.stdout.write('finished\n');
   storage.close();
   process.exit(0);
 } catch (error) {
