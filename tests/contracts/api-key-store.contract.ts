@@ -49,6 +49,12 @@ export function describeApiKeyStoreContract(adapter: string, make: MakeStorage):
       expect(await store.keys.revoke('key_none', 100)).toBeUndefined();
     });
 
+    it('refuses a key whose limits are not its fixed plan’s', async () => {
+      const odd = aKeyRecord('key_odd', { plan: 'pro', policy: rateLimitPolicy(1, 1) });
+      await expect(store.keys.add({ ...odd, hash: hashOf(3) })).rejects.toThrow(RangeError);
+      expect(await store.keys.findById('key_odd')).toBeUndefined();
+    });
+
     it('refuses a second key with the same hash', async () => {
       await store.keys.add({ ...aKeyRecord('key_a'), hash: hashOf(1) });
       await expect(store.keys.add({ ...aKeyRecord('key_b'), hash: hashOf(1) })).rejects.toThrow();
