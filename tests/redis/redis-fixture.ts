@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { createRedisClient, type RedisClientOptions, whenReady } from '../../src/adapters/redis/redis-client.js';
@@ -47,4 +48,17 @@ export function useRedisServer(): RedisTestbed {
       return client;
     },
   };
+}
+
+/** Polls `condition` until it holds, failing with `what` after `withinMs`: for states a server reaches in its own time. */
+export async function eventually(
+  what: string,
+  condition: () => Promise<boolean> | boolean,
+  withinMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms: ${what}`);
+    await delay(25);
+  }
 }

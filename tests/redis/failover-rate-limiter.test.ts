@@ -1,0 +1,190 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { FailoverRateLimiter, RateLimiterUnavailableError } from '../../src/adapters/redis/failover-rate-limiter.js';
+import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
+import { PLAN_POLICIES } from '../../src/domain/plan.js';
+import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { RecordingLogger } from './recording-logger.js';
+
+const FREE = PLAN_POLICIES.free;
+const COOL_DOWN_MS = 1_000;
+
+const answer = (limit: number): RateLimitDecision => ({
+  outcome: 'admitted',
+  limit,
+  remaining: limit - 1,
+  resetAtMs: 0,
+  retryAfterMs: 0,
+  windows: [],
+});
+// The two limiters answer with different limits, so a test sees which one decided.
+const SHARED = answer(60);
+const LOCAL = answer(1);
+
+/** A shared limiter that fails on demand, or holds its answer until released. */
+class FlakyLimiter implements RateLimiter {
+  failing = false;
+  calls = 0;
+  private held: (() => void)[] = [];
+  holding = false;
+
+  async admit(): Promise<RateLimitDecision> {
+    this.calls += 1;
+    if (this.holding) await new Promise<void>((resolve) => this.held.push(resolve));
+    if (this.failing) throw new Error('connection lost');
+    return SHARED;
+  }
+
+  release(): void {
+    this.holding = false;
+    for (const resolve of this.held.splice(0)) resolve();
+  }
+}
+
+class CountingLimiter implements RateLimiter {
+  calls = 0;
+  async admit(): Promise<RateLimitDecision> {
+    this.calls += 1;
+    return LOCAL;
+  }
+}
+
+describe('FailoverRateLimiter', () => {
+  let clock: ManualClock;
+  let shared: FlakyLimiter;
+  let local: CountingLimiter;
+  let logger: RecordingLogger;
+  let limiter: FailoverRateLimiter;
+  beforeEach(() => {
+    clock = new ManualClock();
+    shared = new FlakyLimiter();
+    local = new CountingLimiter();
+    logger = new RecordingLogger();
+    limiter = new FailoverRateLimiter(shared, {
+      fallback: local,
+      coolDownMs: COOL_DOWN_MS,
+      logger,
+      now: () => clock.ms,
+    });
+  });
+
+  const admitMany = (n: number) => Promise.all(Array.from({ length: n }, () => limiter.admit('key:a', FREE)));
+
+  describe('while the shared limiter answers', () => {
+    it('passes every decision through and reports healthy', async () => {
+      expect(await admitMany(3)).toEqual([SHARED, SHARED, SHARED]);
+      expect(limiter.status()).toEqual({
+        healthy: true,
+        circuit: 'closed',
+        mode: 'open',
+        failures: 0,
+        fallbackDecisions: 0,
+        unavailable: 0,
+      });
+      expect(local.calls).toBe(0);
+    });
+  });
+
+  describe('failing open (the default)', () => {
+    it('decides in process after a failure, skips the shared limiter during the cool-down, logs once', async () => {
+      shared.failing = true;
+      expect(await limiter.admit('key:a', FREE)).toEqual(LOCAL);
+      clock.advance(COOL_DOWN_MS - 1);
+      expect(await admitMany(4)).toEqual([LOCAL, LOCAL, LOCAL, LOCAL]);
+      expect(shared.calls).toBe(1);
+      expect(limiter.status()).toMatchObject({ healthy: false, circuit: 'open', failures: 1, fallbackDecisions: 5 });
+      expect(logger.lines.map((l) => [l.level, l.msg])).toEqual([
+        ['warn', 'shared rate limiter failed: deciding in process until it answers'],
+      ]);
+    });
+
+    it('probes the shared limiter once the cool-down is over, and uses it again when it answers', async () => {
+      shared.failing = true;
+      await limiter.admit('key:a', FREE);
+      await limiter.admit('key:a', FREE);
+      clock.advance(COOL_DOWN_MS);
+      shared.failing = false;
+      expect(await limiter.admit('key:a', FREE)).toEqual(SHARED);
+      expect(await limiter.admit('key:a', FREE)).toEqual(SHARED);
+      expect(limiter.healthy()).toBe(true);
+      expect(logger.lines[1]).toEqual({
+        level: 'info',
+        obj: { outageMs: COOL_DOWN_MS, failures: 1, fallbackDecisions: 2 },
+        msg: 'shared rate limiter answers again',
+      });
+    });
+
+    it('waits another cool-down when the probe fails, without logging the outage again', async () => {
+      shared.failing = true;
+      await limiter.admit('key:a', FREE);
+      clock.advance(COOL_DOWN_MS);
+      expect(await limiter.admit('key:a', FREE)).toEqual(LOCAL);
+      expect(await limiter.admit('key:a', FREE)).toEqual(LOCAL);
+      expect(shared.calls).toBe(2);
+      expect(limiter.status()).toMatchObject({ circuit: 'open', failures: 2, fallbackDecisions: 3 });
+      expect(logger.lines).toHaveLength(1);
+    });
+
+    it('lets one probe through at a time; the others keep to the fallback meanwhile', async () => {
+      shared.failing = true;
+      await limiter.admit('key:a', FREE);
+      clock.advance(COOL_DOWN_MS);
+      shared.failing = false;
+      shared.holding = true;
+      const probe = limiter.admit('key:a', FREE);
+      expect(limiter.status().circuit).toBe('half-open');
+      expect(await admitMany(3)).toEqual([LOCAL, LOCAL, LOCAL]);
+      shared.release();
+      expect(await probe).toEqual(SHARED);
+      expect(shared.calls).toBe(2);
+      expect(limiter.healthy()).toBe(true);
+    });
+  });
+
+  describe('failing closed', () => {
+    it('refuses with RateLimiterUnavailableError, coded unavailable and keeping the cause', async () => {
+      const closed = new FailoverRateLimiter(shared, { mode: 'closed', coolDownMs: COOL_DOWN_MS, now: () => clock.ms });
+      shared.failing = true;
+      const error = await closed.admit('key:a', FREE).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RateLimiterUnavailableError);
+      expect(error).toMatchObject({ code: 'unavailable', cause: new Error('connection lost') });
+      await expect(closed.admit('key:a', FREE)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+      expect(closed.status()).toMatchObject({ mode: 'closed', failures: 1, fallbackDecisions: 0, unavailable: 2 });
+      clock.advance(COOL_DOWN_MS);
+      shared.failing = false;
+      expect(await closed.admit('key:a', FREE)).toEqual(SHARED);
+    });
+  });
+
+  it('writes the outage and its end through a pino logger', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const logged = new FailoverRateLimiter(shared, {
+      fallback: local,
+      logger: pino({ base: null, timestamp: false }, sink),
+      now: () => clock.ms,
+    });
+    shared.failing = true;
+    await logged.admit('key:a', FREE);
+    clock.advance(1_000);
+    shared.failing = false;
+    await logged.admit('key:a', FREE);
+    const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } });
+    expect(records.map((r) => [r.level, r.msg])).toEqual([
+      [40, 'shared rate limiter failed: deciding in process until it answers'],
+      [30, 'shared rate limiter answers again'],
+    ]);
+    expect(records[0]?.err?.message).toBe('connection lost');
+  });
+
+  it('refuses a cool-down that is not a whole number of milliseconds', () => {
+    expect(() => new FailoverRateLimiter(shared, { fallback: local, coolDownMs: -1 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,121 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
+import {
+  FailoverRateLimiter,
+  type FailoverRateLimiterOptions,
+  RateLimiterUnavailableError,
+} from '../../src/adapters/redis/failover-rate-limiter.js';
+import { RedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.js';
+import { systemClock } from '../../src/adapters/system/system-clock.js';
+import { LIMIT_MAX, PLAN_POLICIES, rateLimitPolicy } from '../../src/domain/plan.js';
+import { RecordingLogger } from './recording-logger.js';
+import { eventually, freshPrefix, hasRedisServer, useRedisServer } from './redis-fixture.js';
+
+const FREE = PLAN_POLICIES.free;
+// The stream must keep reaching Redis: with no limit in reach, nothing is refused or banned in process.
+const UNLIMITED = rateLimitPolicy(LIMIT_MAX, LIMIT_MAX);
+const COMMAND_TIMEOUT_MS = 300;
+
+describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
+  const redis = useRedisServer();
+
+  /** A service process's limiter: Redis behind a circuit breaker, with its own in-process fallback. */
+  const processLimiter = async (keyPrefix: string, options: Partial<FailoverRateLimiterOptions> = {}) => {
+    const client = await redis.client({ commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const fallback = new MemoryRateLimiter(systemClock);
+    return new FailoverRateLimiter(new RedisRateLimiter(client, { keyPrefix }), {
+      fallback,
+      coolDownMs: 50,
+      ...options,
+    });
+  };
+
+  /** Waits until each limiter has probed Redis and uses it again. */
+  const recovered = (...limiters: FailoverRateLimiter[]) =>
+    eventually('the limiters use Redis again', async () => {
+      for (const limiter of limiters) await limiter.admit('key:probe', UNLIMITED).catch(() => undefined);
+      return limiters.every((limiter) => limiter.healthy());
+    });
+
+  it('fails open under a stream of decisions when Redis dies, and shares one limit again once it returns', async () => {
+    const keyPrefix = freshPrefix();
+    const logger = new RecordingLogger();
+    const limiters = [await processLimiter(keyPrefix, { logger }), await processLimiter(keyPrefix)];
+    const errors: unknown[] = [];
+    let decisions = 0;
+    let running = true;
+    const worker = async (limiter: FailoverRateLimiter, n: number): Promise<void> => {
+      while (running) {
+        await limiter.admit(`key:stream-${n}`, UNLIMITED).then(
+          () => {
+            decisions += 1;
+          },
+          (error: unknown) => errors.push(error),
+        );
+        // The in-process fallback answers without I/O; without a turn of the event loop the stream
+        // would starve the timers of the test itself.
+        await nextTurn();
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, n) => worker(limiters[n % 2] as FailoverRateLimiter, n));
+    await eventually('decisions flow', () => decisions >= 50);
+    await redis.server().kill();
+    await eventually('both processes decide in process', () =>
+      limiters.every((limiter) => limiter.status().fallbackDecisions >= 50),
+    );
+    running = false;
+    await Promise.all(workers);
+
+    expect(errors).toEqual([]);
+    for (const limiter of limiters) expect(limiter.status()).toMatchObject({ healthy: false, mode: 'open' });
+    expect(limiters.every((limiter) => limiter.status().failures >= 1)).toBe(true);
+    expect(logger.lines.map((line) => line.level)).toEqual(['warn']);
+
+    await redis.server().restart();
+    await recovered(...limiters);
+    expect(logger.lines.map((line) => line.level)).toEqual(['warn', 'info']);
+    const before = limiters.map((limiter) => limiter.status().fallbackDecisions);
+    // Spread over both processes, one subject gets the plan's 60 in all, as it did before the outage.
+    const outcomes = [];
+    for (let i = 0; i < 61; i += 1)
+      outcomes.push((await (limiters[i % 2] as FailoverRateLimiter).admit('key:a', FREE)).outcome);
+    expect(outcomes).toEqual([...Array(60).fill('admitted'), 'rate_limited']);
+    expect(limiters.map((limiter) => limiter.status().fallbackDecisions)).toEqual(before);
+  });
+
+  it('fails closed with RateLimiterUnavailableError while Redis is down, when so configured', async () => {
+    const limiter = await processLimiter(freshPrefix(), { mode: 'closed' });
+    expect((await limiter.admit('key:a', FREE)).outcome).toBe('admitted');
+    await redis.server().kill();
+    await expect(limiter.admit('key:a', FREE)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+    await expect(limiter.admit('key:a', FREE)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
+    expect(limiter.status()).toMatchObject({ healthy: false, mode: 'closed', fallbackDecisions: 0 });
+    expect(limiter.status().unavailable).toBeGreaterThanOrEqual(2);
+
+    await redis.server().restart();
+    await recovered(limiter);
+    // The restarted server is empty (nothing is saved), so the subject starts afresh.
+    expect((await limiter.admit('key:a', FREE)).remaining).toBe(59);
+  });
+
+  it('decides within the command timeout when Redis hangs, and uses it again once it wakes', async () => {
+    const limiter = await processLimiter(freshPrefix());
+    expect((await limiter.admit('key:a', FREE)).remaining).toBe(59);
+    redis.server().pause();
+    try {
+      const started = performance.now();
+      const decided = await limiter.admit('key:a', FREE);
+      const tookMs = performance.now() - started;
+      expect(decided.outcome).toBe('admitted');
+      expect(limiter.status()).toMatchObject({ healthy: false, failures: 1, fallbackDecisions: 1 });
+      // The timeout bounds the wait; the margin is for a loaded test machine, not for Redis.
+      expect(tookMs).toBeGreaterThanOrEqual(COMMAND_TIMEOUT_MS - 5);
+      expect(tookMs).toBeLessThan(COMMAND_TIMEOUT_MS + 1_500);
+    } finally {
+      redis.server().resume();
+    }
+    await recovered(limiter);
+    expect((await limiter.admit('key:a', FREE)).remaining).toBeLessThan(59);
+  });
+});
