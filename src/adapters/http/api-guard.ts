@@ -1,0 +1,69 @@
+import type { Clock } from '../../application/ports/clock.js';
+import type { AdmitRequest } from '../../application/use-cases/admit-request.js';
+import type { Authenticate } from '../../application/use-cases/authenticate.js';
+import type { Principal } from '../../domain/api-key.js';
+import { PLAN_POLICIES } from '../../domain/plan.js';
+import type { RateLimitDecision } from '../../domain/rate-limit.js';
+import { sendError } from './error-response.js';
+import type { HttpContext, HttpMiddleware } from './http-context.js';
+import { retryAfterSeconds, setRateLimitHeaders } from './rate-limit-headers.js';
+
+/** The use cases and clock the guard needs. */
+export interface ApiGuardDeps {
+  readonly authenticate: Authenticate;
+  readonly admitRequest: AdmitRequest;
+  readonly clock: Clock;
+}
+
+/** Everything of the API lives under this segment; nothing outside it is authenticated or limited. */
+export const API_BASE_PATH = '/v1';
+
+/** The OpenAPI document: readable without a key (tools fetch it), yet limited like every /v1 request. */
+export const OPEN_API_PATHS: ReadonlySet<string> = new Set([`${API_BASE_PATH}/openapi.json`]);
+
+// RFC 6750 `b64token` after the case-insensitive scheme word; Node has already trimmed the value.
+const BEARER = /^bearer +(\S+)$/i;
+
+const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`) || path === API_BASE_PATH;
+
+async function principalOf(authenticate: Authenticate, header: string | undefined): Promise<Principal | undefined> {
+  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  if (token === undefined) return undefined;
+  const result = await authenticate.execute({ apiKey: token });
+  return result.ok ? result.value : undefined;
+}
+
+function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string): void {
+  const seconds = retryAfterSeconds(decision);
+  ctx.set('Retry-After', String(seconds));
+  if (decision.outcome === 'key_banned') {
+    sendError(ctx, 'key_banned', `${who} is banned for repeated requests past its limit; retry after ${seconds} s`);
+  } else {
+    sendError(ctx, 'rate_limited', `${who} has used up its rate limit; retry after ${seconds} s`);
+  }
+}
+
+/**
+ * Authenticates and rate-limits every request under /v1, before routing, so that unknown routes and
+ * wrong methods carry the limit headers too. A valid key is limited under its own policy and never by
+ * its address; a request without one is limited per client address with the free plan's numbers
+ * (so key guessing is slowed and a 401 carries the headers), then refused with 401 unless its path is
+ * open.
+ */
+export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
+  const { authenticate, admitRequest, clock } = deps;
+  return async (ctx, next) => {
+    if (!isApiPath(ctx.path)) return next();
+    const principal = await principalOf(authenticate, ctx.req.headers.authorization);
+    const subject = principal === undefined ? `ip:${ctx.ip}` : `key:${principal.keyId}`;
+    const policy = principal === undefined ? PLAN_POLICIES.free : principal.policy;
+    const decision = await admitRequest.execute({ subject, policy });
+    setRateLimitHeaders(ctx, decision, clock.nowMs());
+    if (principal !== undefined) ctx.state.keyId = principal.keyId;
+    if (decision.outcome !== 'admitted') {
+      return sendRefusal(ctx, decision, principal === undefined ? 'this client address' : 'this API key');
+    }
+    if (principal !== undefined || OPEN_API_PATHS.has(ctx.path)) return next();
+    sendError(ctx, 'unauthorized', 'the API key is missing, invalid or revoked; send Authorization: Bearer <key>');
+  };
+}

@@ -1,0 +1,94 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { type Logger, pino } from 'pino';
+import type { Clock } from '../../application/ports/clock.js';
+import type { AdmitRequest } from '../../application/use-cases/admit-request.js';
+import type { Authenticate } from '../../application/use-cases/authenticate.js';
+import type { GetPet } from '../../application/use-cases/get-pet.js';
+import type { ListInventory } from '../../application/use-cases/list-inventory.js';
+import type { ListOrders } from '../../application/use-cases/list-orders.js';
+import type { UpdateStock } from '../../application/use-cases/update-stock.js';
+import { apiGuard } from './api-guard.js';
+import { errorMiddleware } from './error-middleware.js';
+import type { HttpState, RoutedContext } from './http-context.js';
+import { addInventoryRoutes } from './inventory-routes.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
+import { type OpenApiServers, openApiDocument } from './openapi.js';
+import { addOrderRoutes } from './order-routes.js';
+import { addPetRoutes } from './pet-routes.js';
+import { addServiceRoutes } from './service-routes.js';
+import { unmatchedRoute } from './unmatched-route.js';
+
+/** When getPetById is taken to have been deprecated, unless configured: the release of interface 1.0.0. */
+export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
+
+/** Settings of the HTTP surface. */
+export interface HttpAppOptions {
+  /** When the deprecated GET /v1/pets/{petId} stops answering (410 gone from then on); sent as `Sunset`. */
+  readonly sunsetAt: Date;
+  /** When GET /v1/pets/{petId} was deprecated, sent as `Deprecation`; {@link DEFAULT_DEPRECATED_AT} if absent. */
+  readonly deprecatedAt?: Date;
+  /** Base URLs of production and staging, each ending in /v1, for the OpenAPI document's servers. */
+  readonly servers: OpenApiServers;
+  /**
+   * Whether a proxy in front sets X-Forwarded-For. When true, the client address (which requests without
+   * a valid key are limited by) is the entry the nearest proxy appended, the last one: entries to its
+   * left come from the client and could be forged. When false the header is ignored.
+   */
+  readonly trustProxy: boolean;
+  /** The largest request body read; larger ones get 413. Default 16 KiB. */
+  readonly bodyLimitBytes?: number;
+}
+
+/** What the HTTP adapter needs: the use cases it calls, the time, a logger, readiness and options. */
+export interface HttpAppDeps {
+  readonly listInventory: ListInventory;
+  readonly updateStock: UpdateStock;
+  readonly authenticate: Authenticate;
+  readonly admitRequest: AdmitRequest;
+  readonly getPet: GetPet;
+  readonly listOrders: ListOrders;
+  /** The time for rate-limit headers and the sunset check (the limiter keeps its own). */
+  readonly clock: Clock;
+  /** One line per request, and the detail of every 500. Silent when absent. */
+  readonly logger?: Logger;
+  /** False while the service starts or drains: /readyz answers 503 then. */
+  readonly readiness: () => boolean;
+  readonly options: HttpAppOptions;
+}
+
+/**
+ * Builds the Koa app of the pet store API. It never listens: the caller owns the socket
+ * (`http.createServer(app.callback())`), and so its timeouts and its shutdown.
+ */
+export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> {
+  const { options } = deps;
+  const logger = deps.logger ?? pino({ level: 'silent' });
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const openApiJson = JSON.stringify(openApiDocument(options.servers, bodyLimitBytes));
+
+  const app = new Koa<HttpState, RoutedContext>({ proxy: options.trustProxy, maxIpsCount: 1 });
+  // Failures after the first byte (a store failing mid-list) cannot become an Error body any more:
+  // the stream is destroyed with the connection, and the cause is logged here, never printed.
+  app.on('error', (err: unknown, ctx?: { state?: Partial<HttpState> }) => {
+    logger.error({ err, requestId: ctx?.state?.requestId }, 'response failed after it started');
+  });
+
+  // Case-sensitive and strict, so that /V1/inventory or /v1/inventory/ cannot reach a route by a
+  // spelling the guard does not check.
+  const router = new Router<HttpState, RoutedContext>({ sensitive: true, strict: true });
+  addServiceRoutes(router, deps.readiness, openApiJson);
+  addInventoryRoutes(router, deps, bodyLimitBytes);
+  addPetRoutes(router, deps, {
+    deprecatedAt: options.deprecatedAt ?? DEFAULT_DEPRECATED_AT,
+    sunsetAt: options.sunsetAt,
+    infoUrl: `${options.servers.production}/openapi.json`,
+  });
+  addOrderRoutes(router, deps.listOrders);
+
+  app.use(errorMiddleware(logger));
+  app.use(apiGuard(deps));
+  app.use(router.routes());
+  app.use(unmatchedRoute);
+  return app;
+}

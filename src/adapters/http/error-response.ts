@@ -1,0 +1,54 @@
+import { ERROR_STATUS, type ErrorCode } from './error-table.js';
+import { type HttpContext, sendJson } from './http-context.js';
+import { errorJson } from './json-writer.js';
+
+/** RFC 6750: a 401 names the scheme and realm the client must authenticate with. */
+const BEARER_CHALLENGE = 'Bearer realm="petstore"';
+
+/**
+ * Answers with the Error body of `code`, its status taken from the error table. Headers set earlier
+ * (request id, rate limits, Retry-After, Allow) stay: they belong to the answer.
+ */
+export function sendError(ctx: HttpContext, code: ErrorCode, message: string): void {
+  const status = ERROR_STATUS[code];
+  ctx.status = status;
+  if (code === 'unauthorized') ctx.set('WWW-Authenticate', BEARER_CHALLENGE);
+  sendJson(ctx, errorJson(code, message, status));
+}
+
+/** An expected failure found in a thrown error: a client's unreadable body, or a port that is down. */
+export interface ThrownProblem {
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+// The `type` raw-body (under koa-bodyparser) gives the errors a client's body can cause. Mapping by type,
+// not by the library's status, keeps status numbers in the error table alone.
+const BODY_ERRORS: ReadonlyMap<string, ThrownProblem> = new Map<string, ThrownProblem>([
+  ['entity.too.large', { code: 'payload_too_large', message: 'the body is larger than the service accepts' }],
+  ['request.size.invalid', { code: 'invalid_body', message: 'the body’s length does not match its Content-Length' }],
+  ['request.aborted', { code: 'invalid_body', message: 'the body was cut off before its end' }],
+  ['encoding.unsupported', { code: 'unsupported_media_type', message: 'the body’s encoding is not supported' }],
+  ['charset.unsupported', { code: 'unsupported_media_type', message: 'the body’s charset is not supported' }],
+]);
+
+const UNAVAILABLE: ThrownProblem = {
+  code: 'unavailable',
+  message: 'a service this request needs is unavailable; retry shortly',
+};
+
+/**
+ * The expected problem a thrown error stands for, or `undefined` when it is a failure of the service
+ * (a 500). A port that cannot answer for now (the fail-closed shared limiter) throws an error whose
+ * `code` is `unavailable`: that is a 503, not a bug.
+ */
+export function thrownProblemOf(error: unknown): ThrownProblem | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  if ('code' in error && error.code === 'unavailable') return UNAVAILABLE;
+  if (!('type' in error) || typeof error.type !== 'string') return undefined;
+  const problem = BODY_ERRORS.get(error.type);
+  if (problem?.code === 'payload_too_large' && 'limit' in error && typeof error.limit === 'number') {
+    return { code: problem.code, message: `the body is larger than ${error.limit} bytes` };
+  }
+  return problem;
+}

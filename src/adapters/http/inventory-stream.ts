@@ -1,0 +1,42 @@
+import { Readable } from 'node:stream';
+import type { InventoryItem } from '../../domain/inventory-item.js';
+import { itemsJson } from './json-writer.js';
+
+async function* arrayPieces(
+  chunks: AsyncIterator<readonly InventoryItem[]>,
+  first: readonly InventoryItem[],
+  second: readonly InventoryItem[],
+): AsyncGenerator<string> {
+  try {
+    yield `[${itemsJson(first)}`;
+    let next: IteratorResult<readonly InventoryItem[]> = { done: false, value: second };
+    while (!next.done) {
+      // An empty chunk writes nothing, so that no stray comma can appear.
+      if (next.value.length > 0) yield `,${itemsJson(next.value)}`;
+      next = await chunks.next();
+    }
+    yield ']';
+  } finally {
+    // The client may leave mid-list: let the store release what it holds for this read.
+    await chunks.return?.();
+  }
+}
+
+/**
+ * The JSON array of the items a list yields. A list that fits one chunk is answered as one string
+ * (with a Content-Length, in one write: the common, small case stays cheap). A longer one is streamed
+ * from the store chunk by chunk through a Readable that pulls the next chunk only when the socket has
+ * drained, so memory holds a chunk or two, however many pets there are. A store failure before the
+ * first byte throws (a 500); one after it destroys the stream, and with it the connection, so that a
+ * client can never take a cut-off list for a complete one.
+ */
+export async function inventoryJsonBody(list: AsyncIterable<readonly InventoryItem[]>): Promise<string | Readable> {
+  const chunks = list[Symbol.asyncIterator]();
+  let first = await chunks.next();
+  while (!first.done && first.value.length === 0) first = await chunks.next();
+  if (first.done) return '[]';
+  let second = await chunks.next();
+  while (!second.done && second.value.length === 0) second = await chunks.next();
+  if (second.done) return `[${itemsJson(first.value)}]`;
+  return Readable.from(arrayPieces(chunks, first.value, second.value), { objectMode: false });
+}

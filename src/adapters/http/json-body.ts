@@ -1,0 +1,51 @@
+import bodyParser from 'koa-bodyparser';
+import { parse } from 'lossless-json';
+import { fail, ok, type Result } from '../../domain/result.js';
+import { sendError } from './error-response.js';
+import type { HttpContext, RouteMiddleware } from './http-context.js';
+
+/** The largest body the service reads, unless configured otherwise: 16 KiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * Refuses with 415 a body that is not JSON, or is compressed: an encoded body would be inflated
+ * before the size limit applies, and no client of a one-field body needs it.
+ */
+export const requireJsonBody: RouteMiddleware = (ctx, next) => {
+  const encoding = ctx.get('Content-Encoding');
+  if (encoding !== '' && encoding.toLowerCase() !== 'identity') {
+    return sendError(ctx, 'unsupported_media_type', 'a compressed body is not accepted; send it as is');
+  }
+  // `is` answers null for a request without a body, which the body check refuses as missing.
+  if (ctx.request.is('application/json') === false) {
+    return sendError(ctx, 'unsupported_media_type', 'the body must be JSON, sent as Content-Type: application/json');
+  }
+  return next();
+};
+
+/**
+ * Reads a JSON body of at most `limitBytes` with koa-bodyparser (past the limit: 413). It is read as
+ * text, not parsed there: JSON.parse would round large numbers, so `jsonBodyOf` parses it losslessly.
+ */
+export const readJsonBody = (limitBytes: number): RouteMiddleware =>
+  bodyParser({
+    enableTypes: ['text'],
+    extendTypes: { text: ['application/json'] },
+    textLimit: `${limitBytes}b`,
+  });
+
+/**
+ * The body read by `readJsonBody`, parsed with every number kept as its literal text; or the message of
+ * a 400 `invalid_body` for an empty body or text that is not JSON (duplicate keys included).
+ */
+export function jsonBodyOf(ctx: HttpContext): Result<unknown, string> {
+  const text = ctx.request.rawBody;
+  if (typeof text !== 'string' || text.trim() === '')
+    return fail('the body is empty; send a JSON object with quantity');
+  try {
+    return ok(parse(text));
+  } catch (error) {
+    if (error instanceof SyntaxError) return fail(`the body is not valid JSON: ${error.message}`);
+    throw error;
+  }
+}

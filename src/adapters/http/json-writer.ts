@@ -1,0 +1,47 @@
+import type { InventoryItem } from '../../domain/inventory-item.js';
+import type { Order } from '../../domain/order.js';
+import type { Pet } from '../../domain/pet.js';
+
+/*
+ * Hand-written JSON for the response shapes. JSON.stringify cannot write a bigint, and converting ids to
+ * numbers first would round every id beyond 2^53; a template literal writes a bigint as its exact
+ * digits. Statuses come from closed enums and need no escaping; free text goes through JSON.stringify.
+ */
+
+/** One InventoryItem: `{"petId":…,"quantity":…,"status":"…"}`, petId exact. */
+export const itemJson = (item: InventoryItem): string =>
+  `{"petId":${item.petId},"quantity":${item.quantity},"status":"${item.status}"}`;
+
+/** The items of one chunk, comma-separated, without brackets: a piece of a streamed array. */
+export function itemsJson(items: readonly InventoryItem[]): string {
+  let out = '';
+  for (let i = 0; i < items.length; i += 1) {
+    if (i > 0) out += ',';
+    out += itemJson(items[i] as InventoryItem);
+  }
+  return out;
+}
+
+const namedJson = (named: { readonly id: bigint; readonly name: string }): string =>
+  `{"id":${named.id},"name":${JSON.stringify(named.name)}}`;
+
+/** A Pet in the public Petstore shape; category only when the pet has one. */
+export function petJson(pet: Pet): string {
+  const category = pet.category === undefined ? '' : `"category":${namedJson(pet.category)},`;
+  return (
+    `{"id":${pet.id},"name":${JSON.stringify(pet.name)},${category}` +
+    `"photoUrls":${JSON.stringify(pet.photoUrls)},"tags":[${pet.tags.map(namedJson).join(',')}],` +
+    `"status":"${pet.status}"}`
+  );
+}
+
+const orderJson = (order: Order): string =>
+  `{"id":${order.id},"petId":${order.petId},"quantity":${order.quantity},` +
+  `"shipDate":${JSON.stringify(order.shipDate)},"status":"${order.status}","complete":${order.complete}}`;
+
+/** An array of Orders, ids exact. */
+export const ordersJson = (orders: readonly Order[]): string => `[${orders.map(orderJson).join(',')}]`;
+
+/** The Error body every failure carries. */
+export const errorJson = (code: string, message: string, status: number): string =>
+  `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}}`;

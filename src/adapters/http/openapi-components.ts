@@ -1,0 +1,127 @@
+import { ORDER_STATUSES } from '../../domain/order.js';
+import { PET_STATUSES } from '../../domain/pet-status.js';
+import { QUANTITY_MAX } from '../../domain/quantity.js';
+import { ERROR_CODES } from './error-table.js';
+
+/** A JSON value: what the OpenAPI document is made of. */
+export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
+
+/** A JSON object. */
+export type JsonObject = { readonly [key: string]: Json };
+
+const int64 = (description: string): JsonObject => ({ type: 'integer', format: 'int64', description });
+
+const named = (what: string): JsonObject => ({
+  type: 'object',
+  required: ['id', 'name'],
+  properties: { id: int64(`Id of the ${what}.`), name: { type: 'string' } },
+});
+
+/** The schemas, from the domain's own enums and limits so that the document cannot drift from them. */
+export const SCHEMAS: JsonObject = {
+  PetStatus: { type: 'string', enum: [...PET_STATUSES], description: 'Where a pet stands in the store.' },
+  InventoryItem: {
+    type: 'object',
+    required: ['petId', 'quantity', 'status'],
+    additionalProperties: false,
+    properties: {
+      petId: int64('Id of the pet the entry tracks; exact over the whole signed 64-bit range.'),
+      quantity: { type: 'integer', minimum: 0, maximum: QUANTITY_MAX, description: 'Current stock count.' },
+      status: { $ref: '#/components/schemas/PetStatus' },
+    },
+  },
+  InventoryUpdate: {
+    type: 'object',
+    required: ['quantity'],
+    additionalProperties: false,
+    description:
+      'Experimental. Sets the stock count. Quantity 0 makes the pet sold; stock arriving for a sold pet makes ' +
+      'it available; otherwise the status is kept (pending stays pending). An unknown field is refused.',
+    properties: {
+      quantity: { type: 'integer', minimum: 0, maximum: QUANTITY_MAX, description: 'The new stock count.' },
+    },
+  },
+  Error: {
+    type: 'object',
+    required: ['code', 'message', 'status'],
+    additionalProperties: false,
+    properties: {
+      code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code.' },
+      message: { type: 'string', description: 'Human-readable description.' },
+      status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code.' },
+    },
+  },
+  Category: named('category'),
+  Tag: named('tag'),
+  Pet: {
+    type: 'object',
+    required: ['id', 'name', 'photoUrls', 'tags', 'status'],
+    additionalProperties: false,
+    properties: {
+      id: int64('Id of the pet.'),
+      name: { type: 'string' },
+      category: { $ref: '#/components/schemas/Category' },
+      photoUrls: { type: 'array', items: { type: 'string' } },
+      tags: { type: 'array', items: { $ref: '#/components/schemas/Tag' } },
+      status: { $ref: '#/components/schemas/PetStatus' },
+    },
+  },
+  Order: {
+    type: 'object',
+    required: ['id', 'petId', 'quantity', 'shipDate', 'status', 'complete'],
+    additionalProperties: false,
+    properties: {
+      id: int64('Id of the order.'),
+      petId: int64('Id of the pet ordered.'),
+      quantity: { type: 'integer', minimum: 0 },
+      shipDate: { type: 'string', format: 'date-time' },
+      status: { type: 'string', enum: [...ORDER_STATUSES] },
+      complete: { type: 'boolean' },
+    },
+  },
+};
+
+const header = (description: string, schema: JsonObject, example: Json): JsonObject => ({
+  description,
+  required: true,
+  schema,
+  example,
+});
+
+const integer: JsonObject = { type: 'integer', minimum: 0 };
+const text: JsonObject = { type: 'string' };
+
+/** The response headers. Each is `required`: it is on every response that lists it. */
+export const HEADERS: JsonObject = {
+  'X-RateLimit-Limit': header('Requests allowed in the window nearest exhaustion.', integer, 60),
+  'X-RateLimit-Remaining': header('Requests left in the window nearest exhaustion.', integer, 59),
+  'X-RateLimit-Reset': header('Unix time, in seconds rounded up, when Remaining next rises.', integer, 1767225660),
+  'RateLimit-Policy': header(
+    'IETF draft field: every window that binds, with its quota (q) and length in seconds (w).',
+    text,
+    '"minute";q=60;w=60, "day";q=1000;w=86400',
+  ),
+  RateLimit: header(
+    'IETF draft field: the window nearest exhaustion, its remaining requests (r) and seconds until they rise (t).',
+    text,
+    '"minute";r=59;t=60',
+  ),
+  'X-Request-Id': header(
+    'The id of the request: the client’s own when it sent 1 to 128 of A-Z a-z 0-9 . _ -, otherwise a new one.',
+    { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+    '3f6c1c2e-4a8b-4c1e-9f43-2b8e2f0d9a11',
+  ),
+  'Retry-After': header('Whole seconds to wait before retrying (rounded up).', { type: 'integer', minimum: 1 }, 30),
+  'WWW-Authenticate': header('The scheme and realm to authenticate with (RFC 6750).', text, 'Bearer realm="petstore"'),
+  Deprecation: header('RFC 9745: when the operation was deprecated, as @Unix-seconds.', text, '@1767225600'),
+  Sunset: header(
+    'RFC 8594: when the operation stops answering, as an HTTP-date.',
+    text,
+    'Wed, 01 Jul 2026 00:00:00 GMT',
+  ),
+  Link: header(
+    'Where the deprecation and the sunset are described (rel="deprecation", rel="sunset").',
+    text,
+    '<https://api.petstore.example/v1/openapi.json>; rel="deprecation"; type="application/json"',
+  ),
+};

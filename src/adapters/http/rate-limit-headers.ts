@@ -1,0 +1,33 @@
+import { nearestExhaustion, type RateLimitDecision, type WindowReport } from '../../domain/rate-limit.js';
+import type { HttpContext } from './http-context.js';
+
+const secondsUntil = (atMs: number, nowMs: number): number => Math.max(0, Math.ceil((atMs - nowMs) / 1000));
+
+/** IETF draft `RateLimit-Policy`: every window that binds, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+function policyField(windows: readonly WindowReport[]): string {
+  let out = '';
+  for (const w of windows) {
+    if (out !== '') out += ', ';
+    out += `"${w.name}";q=${w.limit};w=${w.windowSeconds}`;
+  }
+  return out;
+}
+
+/**
+ * Writes the limit headers of a decision: the classic X-RateLimit-* trio (of the window nearest
+ * exhaustion, Reset in Unix seconds rounded up so a client that waits until then is never early) and
+ * the IETF draft `RateLimit-Policy` and `RateLimit` fields, whose `t` is a delta in seconds.
+ */
+export function setRateLimitHeaders(ctx: HttpContext, decision: RateLimitDecision, nowMs: number): void {
+  const res = ctx.res;
+  res.setHeader('X-RateLimit-Limit', String(decision.limit));
+  res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil(decision.resetAtMs / 1000)));
+  res.setHeader('RateLimit-Policy', policyField(decision.windows));
+  const watched = nearestExhaustion(decision.windows).name;
+  res.setHeader('RateLimit', `"${watched}";r=${decision.remaining};t=${secondsUntil(decision.resetAtMs, nowMs)}`);
+}
+
+/** Whole seconds until a refused request may be retried; at least 1, so a client never retries at once. */
+export const retryAfterSeconds = (decision: RateLimitDecision): number =>
+  Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
