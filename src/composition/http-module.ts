@@ -1,0 +1,30 @@
+import { ContainerModule } from 'inversify';
+import { createHttpApp } from '../adapters/http/create-http-app.js';
+import type { Config } from './config.js';
+import { bindResolved, type HealthCheck, TOKENS, token } from './tokens.js';
+
+export type HttpApp = ReturnType<typeof createHttpApp>;
+
+export const HTTP_APP = token<HttpApp>('HttpApp');
+
+/** Whether the process takes traffic: false while starting and draining. */
+export interface Readiness {
+  ready: boolean;
+}
+
+/**
+ * The Koa app over the core. /readyz is ready only while `readiness.ready` holds and every bound
+ * health check (Redis, when used) passes.
+ */
+export const httpModule = (config: Config, readiness: Readiness, checks: () => readonly HealthCheck[]) =>
+  new ContainerModule((options) => {
+    bindResolved(options, HTTP_APP, [TOKENS.core, TOKENS.clock, TOKENS.logger], (core, clock, logger) =>
+      createHttpApp({
+        ...core,
+        clock,
+        logger,
+        readiness: () => readiness.ready && checks().every((c) => c.healthy()),
+        options: { sunsetAt: config.sunsetAt, servers: config.servers, trustProxy: config.trustProxy },
+      }),
+    );
+  });

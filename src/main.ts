@@ -1,0 +1,109 @@
+/**
+ * The composition root. `node dist/main.js serve` (npm start) runs the HTTP service; any other
+ * arguments run the admin CLI (`npm run --silent petstore -- keys create --plan free`).
+ */
+import { pino } from 'pino';
+import { isAdminCommand, runAdminCli } from './adapters/cli/admin-cli.js';
+import { type Config, ConfigError, readConfig } from './composition/config.js';
+import { buildContainer, closeables, healthChecks, resolve } from './composition/container.js';
+import { seedDevelopment } from './composition/development-seed.js';
+import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
+import { listen } from './composition/http-server.js';
+import { redisLimiterModule } from './composition/redis-module.js';
+import { TOKENS } from './composition/tokens.js';
+
+async function serve(config: Config): Promise<void> {
+  const destination = pino.destination({ dest: 1, sync: false });
+  const logger = pino(
+    {
+      level: config.logLevel,
+      // The request log never holds headers; this is the guard should any object carry one.
+      redact: { paths: ['authorization', '*.authorization', '*.headers.authorization'], censor: '[redacted]' },
+    },
+    destination,
+  );
+  const readiness: Readiness = { ready: false };
+  const redis = config.redisUrl === undefined ? [] : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
+  let checks: () => ReturnType<typeof healthChecks> = () => [];
+  const container = buildContainer(config, logger, {
+    storage: 'sqlite',
+    modules: [...redis, httpModule(config, readiness, () => checks())],
+  });
+  checks = () => healthChecks(container);
+  const core = resolve(container, TOKENS.core);
+
+  if (config.env === 'development' && resolve(container, TOKENS.storageIsEmpty)()) {
+    const key = await seedDevelopment(core);
+    process.stdout.write(
+      [
+        '',
+        'Seeded an empty development database with demo pets and orders.',
+        `Development API key (free plan; shown once, only its hash is stored): ${key}`,
+        `  curl -H "Authorization: Bearer ${key}" http://${config.host}:${config.port}/v1/inventory`,
+        '',
+        '',
+      ].join('\n'),
+    );
+  }
+
+  const app = resolve(container, HTTP_APP);
+  const running = await listen(app.callback(), {
+    host: config.host,
+    port: config.port,
+    drainTimeoutMs: config.drainTimeoutMs,
+    logger,
+    setReady: (ready) => {
+      readiness.ready = ready;
+    },
+  });
+  readiness.ready = true;
+  const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
+  logger.info({ url: `${running.url}/v1`, env: config.env, db: config.dbPath, limiter }, 'listening');
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    await running.drain();
+    for (const c of [...closeables(container)].reverse()) await c.close();
+    logger.info({}, 'stopped');
+    destination.flushSync();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+async function admin(argv: readonly string[], config: Config): Promise<number> {
+  const container = buildContainer(config, pino({ level: 'silent' }), { storage: 'sqlite' });
+  try {
+    return await runAdminCli(argv, resolve(container, TOKENS.core));
+  } finally {
+    for (const c of closeables(container)) await c.close();
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  let config: Config;
+  try {
+    config = readConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (argv[0] === 'serve') return serve(config);
+  // Refused before the database is opened, so a typo creates no file.
+  if (!isAdminCommand(argv)) {
+    const what = argv[0] === undefined ? 'no command given' : `unknown command "${argv[0]}"`;
+    process.stderr.write(`error: ${what}; run "serve" to start the service, or "--help" for the admin commands\n`);
+    process.exit(1);
+  }
+  process.exitCode = await admin(argv, config);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,154 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { petId } from '../../src/domain/pet-id.js';
+import { quantity } from '../../src/domain/quantity.js';
+import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { childEnv, type ServiceProcess, startService } from '../support/service-process.js';
+
+const KEY = /Development API key[^:]*: (psk_[0-9A-Za-z]{40})/;
+
+let temp: TempDatabase;
+const running: ServiceProcess[] = [];
+beforeEach(async () => {
+  temp = await tempDatabase();
+});
+afterEach(async () => {
+  for (const s of running.splice(0)) if (s.child.exitCode === null) await s.stop();
+  await temp.remove();
+});
+
+const start = async (env: Record<string, string> = {}): Promise<ServiceProcess> => {
+  const s = await startService({ PETSTORE_DB: temp.path, ...env });
+  running.push(s);
+  return s;
+};
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+describe('npm start in development', () => {
+  it('seeds an empty database, prints one key once, and serves the seeded stock with it', async () => {
+    const first = await start();
+    const key = KEY.exec(first.stdout())?.[1];
+    expect(key).toBeDefined();
+    const res = await fetch(`${first.url}/v1/inventory`, { headers: auth(key as string) });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('{"petId":9007199254740993,"quantity":2,"status":"available"}');
+    expect(await first.stop()).toBe(0);
+
+    const second = await start();
+    expect(second.stdout()).not.toMatch(KEY);
+    expect((await fetch(`${second.url}/v1/inventory`, { headers: auth(key as string) })).status).toBe(200);
+  });
+});
+
+describe('in staging and production', () => {
+  it('never seeds and never prints a key', async () => {
+    const s = await start({ PETSTORE_ENV: 'production' });
+    expect(s.stdout()).not.toMatch(/psk_/);
+    const storage = openSqliteStorage({ path: temp.path });
+    try {
+      expect(storage.isEmpty()).toBe(true);
+    } finally {
+      storage.close();
+    }
+  });
+});
+
+describe('a restart', () => {
+  it('keeps every change answered 200 before it', async () => {
+    const first = await start();
+    const key = KEY.exec(first.stdout())?.[1] as string;
+    const patch = await fetch(`${first.url}/v1/inventory/3`, {
+      method: 'PATCH',
+      headers: { ...auth(key), 'content-type': 'application/json' },
+      body: '{"quantity":41}',
+    });
+    expect(patch.status).toBe(200);
+    expect(await first.stop()).toBe(0);
+    const second = await start();
+    const list = await (await fetch(`${second.url}/v1/inventory`, { headers: auth(key) })).text();
+    expect(list).toContain('{"petId":3,"quantity":41,"status":"available"}');
+  });
+});
+
+describe('SIGTERM', () => {
+  it('lets an in-flight request finish, refuses new connections, and exits 0', async () => {
+    // Enough pets that the list is still streaming when the signal arrives.
+    const storage = openSqliteStorage({ path: temp.path, synchronous: 'NORMAL' });
+    const many = Array.from({ length: 60_000 }, (_, i) => ({
+      id: petId(BigInt(i + 1)),
+      name: `pet ${i + 1}`,
+      quantity: quantity(i % 7),
+      status: 'available' as const,
+    }));
+    expect((await storage.pets.addAll(many)).ok).toBe(true);
+    storage.close();
+
+    const s = await start({ PETSTORE_ENV: 'production' });
+    const key = await issueKey();
+    const res = await fetch(`${s.url}/v1/inventory`, { headers: auth(key) });
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+
+    s.child.kill('SIGTERM');
+    const chunks: Uint8Array[] = [first.value as Uint8Array];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    const items = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[];
+    expect(items).toHaveLength(60_000);
+
+    expect(await s.exited).toBe(0);
+    await expect(fetch(`${s.url}/livez`)).rejects.toThrow();
+  });
+});
+
+describe('a bad configuration', () => {
+  it('stops the start with exit code 2 and a message naming the variable', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, '../../src/main.ts'), 'serve'],
+      {
+        env: childEnv({ PETSTORE_DB: temp.path, PORT: 'eighty' }),
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (t: string) => {
+      stderr += t;
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^error: PORT="eighty": /);
+  });
+});
+
+/** Issues an unlimited key in the database, as an operator would with the CLI. */
+async function issueKey(): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, '../../src/main.ts'),
+      'keys',
+      'create',
+      '--plan',
+      'enterprise',
+      '--per-minute',
+      '1000000',
+      '--per-day',
+      '1000000',
+    ],
+    { env: childEnv({ PETSTORE_DB: temp.path, PETSTORE_ENV: 'production' }) },
+  );
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (t: string) => {
+    out += t;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  expect(code).toBe(0);
+  return out.trim();
+}
