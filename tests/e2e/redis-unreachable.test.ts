@@ -1,0 +1,69 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
+import { systemClock } from '../../src/adapters/system/system-clock.js';
+import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
+import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { type ServiceProcess, startService } from '../support/service-process.js';
+
+/** A loopback port with nothing listening on it: a Redis that is down. */
+async function deadPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('a service whose Redis is unreachable', () => {
+  let temp: TempDatabase;
+  let key: string;
+  let service: ServiceProcess | undefined;
+  beforeEach(async () => {
+    temp = await tempDatabase();
+    const storage = openSqliteStorage({ path: temp.path });
+    try {
+      const crypto = new NodeKeyCrypto();
+      key = (await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({ plan: 'free' })).key;
+    } finally {
+      storage.close();
+    }
+  });
+  afterEach(async () => {
+    await service?.stop();
+    service = undefined;
+    await temp.remove();
+  });
+
+  const start = async (failure: 'open' | 'closed'): Promise<ServiceProcess> => {
+    service = await startService({
+      PETSTORE_DB: temp.path,
+      PETSTORE_ENV: 'production',
+      REDIS_URL: `redis://127.0.0.1:${await deadPort()}`,
+      PETSTORE_RATE_LIMIT_FAILURE: failure,
+    });
+    return service;
+  };
+  const list = (s: ServiceProcess) => fetch(`${s.url}/v1/inventory`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('fails open by default: it serves, limited in process, and stays ready', async () => {
+    const s = await start('open');
+    const res = await list(s);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('59');
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+  });
+
+  it('fails closed when configured: 503 unavailable with the Error body, and not ready', async () => {
+    const s = await start('closed');
+    const res = await list(s);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual({ code: 'unavailable', message: expect.any(String), status: 503 });
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(503);
+  });
+});
