@@ -14,12 +14,13 @@
  *       11.. ban durations ms.
  *
  * A window is a hash: `total` (running count, so no decision sums the buckets), `newest` (the domain's
- * `newest`, so a clock that steps back still writes in order), `head` (the oldest bucket kept), and per
- * bucket b a count `c:b` and a link `n:b` to the next bucket kept. Buckets are only ever appended at the
- * newest end and dropped at the oldest, as the domain's insertion-ordered Map, so the links form a queue:
- * expiry and "when does Remaining next rise" walk from the head and stop early, amortised O(1), and the
- * hash never holds more than 2 (B+1) + 2 fields. Strikes are a list of refusal times (the domain's
- * array); the ban is a hash of `until`, `last` (when the last ban began) and `level`.
+ * `newest`, so a clock that steps back still writes in order), `head` (the oldest bucket kept), `hc`
+ * and `nc` (the counts of the head and the newest bucket), and per bucket b a count `c:b` and a link
+ * `n:b` to the next bucket kept. Buckets are only ever appended at the newest end and dropped at the
+ * oldest, as in the domain's insertion-ordered Map, so the links form a queue: expiry and "when does
+ * Remaining next rise" walk from the head and stop early, amortised O(1), and the hash never holds more
+ * than 2 (B+1) + 4 fields. Strikes are a list of refusal times (the domain's array); the ban is a hash
+ * of `until`, `last` (when the last ban began) and `level`.
  *
  * Reply: admitted or refused: {code, now, minute remaining, minute reset ms, day remaining, day reset ms}.
  * Banned: {code, now, banned until ms, minute buckets, day buckets}, where buckets are flat
@@ -37,8 +38,21 @@ else
   now = tonumber(ARGV[1])
 end
 
+-- Lua turns numbers into text with 14 digits; format whole numbers exactly.
+local function int(n) return string.format('%d', n) end
+local function countOf(bucket) return 'c:' .. int(bucket) end
+local function linkOf(bucket) return 'n:' .. int(bucket) end
+
+-- A window's header is read once and written back once: each redis.call costs, and this runs per
+-- request. The header keeps the counts of the oldest and the newest bucket too, so that a request
+-- that neither opens nor drops a bucket reads and writes nothing else.
 local function window(key, limit, bucketMs, span)
-  return { key = key, limit = tonumber(limit), bucketMs = tonumber(bucketMs), span = tonumber(span) }
+  local header = redis.call('HMGET', key, 'total', 'head', 'newest', 'hc', 'nc')
+  return {
+    key = key, limit = tonumber(limit), bucketMs = tonumber(bucketMs), span = tonumber(span),
+    total = tonumber(header[1]) or 0, head = tonumber(header[2]), newest = tonumber(header[3]),
+    headCount = tonumber(header[4]), newestCount = tonumber(header[5]), writes = {},
+  }
 end
 local minute = window(KEYS[1], ARGV[2], ARGV[3], ARGV[4])
 local day = window(KEYS[2], ARGV[5], ARGV[6], ARGV[7])
@@ -47,99 +61,121 @@ local strikes, strikeWindowMs, escalationWindowMs = tonumber(ARGV[8]), tonumber(
 local durations = {}
 for i = 11, #ARGV do durations[#durations + 1] = tonumber(ARGV[i]) end
 
--- Lua turns numbers into text with 14 digits; format whole numbers exactly.
-local function int(n) return string.format('%d', n) end
-local function get(key, name) return tonumber(redis.call('HGET', key, name)) end
-local function countOf(bucket) return 'c:' .. int(bucket) end
-local function linkOf(bucket) return 'n:' .. int(bucket) end
+local function field(w, name) return tonumber(redis.call('HGET', w.key, name)) end
 
 -- expireBuckets: drop the buckets before k - B, oldest first.
 local function expire(w)
   local oldestCounted = math.floor(now / w.bucketMs) - w.span
-  local head = get(w.key, 'head')
-  if head == nil or head >= oldestCounted then return end
-  local dropped = 0
-  repeat
-    dropped = dropped + get(w.key, countOf(head))
-    local nextBucket = get(w.key, linkOf(head))
-    redis.call('HDEL', w.key, countOf(head), linkOf(head))
-    head = nextBucket
-  until head == nil or head >= oldestCounted
-  redis.call('HINCRBY', w.key, 'total', -dropped)
-  if head == nil then redis.call('HDEL', w.key, 'head') else redis.call('HSET', w.key, 'head', int(head)) end
+  while w.head ~= nil and w.head < oldestCounted do
+    local nextBucket = field(w, linkOf(w.head))
+    redis.call('HDEL', w.key, countOf(w.head), linkOf(w.head))
+    w.total = w.total - w.headCount
+    w.head = nextBucket
+    if nextBucket ~= nil then w.headCount = field(w, countOf(nextBucket)) end
+    w.changed = true
+  end
 end
 
 -- countRequest: one more in bucket max(k, newest).
 local function count(w)
-  local newest = get(w.key, 'newest')
   local bucket = math.floor(now / w.bucketMs)
-  if newest ~= nil and newest > bucket then bucket = newest end
-  if redis.call('HINCRBY', w.key, countOf(bucket), 1) == 1 then
+  if w.newest ~= nil and w.newest > bucket then bucket = w.newest end
+  if w.head ~= nil and bucket == w.newest then
+    w.newestCount = w.newestCount + 1
+  else
     -- A new bucket is later than every kept one, and while any is kept the newest of them is 'newest'.
-    if redis.call('HEXISTS', w.key, 'head') == 1 then
-      redis.call('HSET', w.key, linkOf(newest), int(bucket))
+    if w.head == nil then
+      w.head = bucket
     else
-      redis.call('HSET', w.key, 'head', int(bucket))
+      w.writes[#w.writes + 1] = linkOf(w.newest)
+      w.writes[#w.writes + 1] = int(bucket)
     end
+    w.newest = bucket
+    w.newestCount = 1
+    -- The key lives as long as its newest bucket counts, so an idle subject vanishes on its own.
+    w.expiresInMs = (bucket + w.span + 1) * w.bucketMs - now
   end
-  redis.call('HSET', w.key, 'newest', int(bucket))
-  redis.call('HINCRBY', w.key, 'total', 1)
-  -- The key lives as long as its newest bucket counts; an idle subject then vanishes.
-  redis.call('PEXPIRE', w.key, (bucket + w.span + 1) * w.bucketMs - now)
+  if bucket == w.head then w.headCount = w.newestCount end
+  w.writes[#w.writes + 1] = countOf(bucket)
+  w.writes[#w.writes + 1] = int(w.newestCount)
+  w.total = w.total + 1
+  w.changed = true
 end
 
-local function total(w) return get(w.key, 'total') or 0 end
-
--- remainingIn and nextRiseMs.
-local function report(w, out)
-  local counted = total(w)
-  local threshold = math.min(counted, w.limit)
-  local resetAt = now
-  if threshold > 0 then
-    local left = counted
-    local bucket = get(w.key, 'head')
-    while bucket ~= nil do
-      left = left - get(w.key, countOf(bucket))
-      if left < threshold then
-        resetAt = (bucket + w.span + 1) * w.bucketMs
-        break
-      end
-      bucket = get(w.key, linkOf(bucket))
-    end
+-- The domain changes its state on every call, expiry included; so must Redis, or a clock that steps
+-- back would find buckets here that the domain has dropped.
+local function save(w)
+  if not w.changed then return end
+  if w.head == nil then
+    redis.call('HDEL', w.key, 'head', 'hc', 'nc')
+    redis.call('HSET', w.key, 'total', int(w.total), 'newest', int(w.newest))
+  else
+    redis.call('HSET', w.key, 'total', int(w.total), 'head', int(w.head), 'newest', int(w.newest),
+      'hc', int(w.headCount), 'nc', int(w.newestCount), unpack(w.writes))
   end
-  out[#out + 1] = math.max(0, w.limit - counted)
+  if w.expiresInMs ~= nil then redis.call('PEXPIRE', w.key, w.expiresInMs) end
+end
+
+-- remainingIn and nextRiseMs; usually the oldest bucket alone tells, and its count is in the header.
+local function report(w, out)
+  local threshold = math.min(w.total, w.limit)
+  local resetAt = now
+  local left = w.total
+  local bucket, counted = w.head, w.headCount
+  while threshold > 0 and bucket ~= nil do
+    left = left - counted
+    if left < threshold then
+      resetAt = (bucket + w.span + 1) * w.bucketMs
+      break
+    end
+    bucket = field(w, linkOf(bucket))
+    if bucket ~= nil then counted = field(w, countOf(bucket)) end
+  end
+  out[#out + 1] = math.max(0, w.limit - w.total)
   out[#out + 1] = resetAt
 end
 
+-- The kept buckets as a flat {bucket, count, ...} list, oldest first, in one read.
 local function buckets(w)
+  local flat = redis.call('HGETALL', w.key)
+  local fields = {}
+  for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
   local out = {}
-  local bucket = get(w.key, 'head')
+  local bucket = w.head
   while bucket ~= nil do
     out[#out + 1] = bucket
-    out[#out + 1] = get(w.key, countOf(bucket))
-    bucket = get(w.key, linkOf(bucket))
+    out[#out + 1] = tonumber(fields[countOf(bucket)])
+    bucket = tonumber(fields[linkOf(bucket)])
   end
   return out
 end
 
 local function banned(untilMs)
+  save(minute)
+  save(day)
   return { BANNED, now, untilMs, buckets(minute), buckets(day) }
+end
+
+local function decided(code)
+  save(minute)
+  save(day)
+  local out = { code, now }
+  report(minute, out)
+  report(day, out)
+  return out
 end
 
 -- admitRequest
 expire(minute)
 expire(day)
 
-local bannedUntil = get(banKey, 'until') or 0
+local bannedUntil = tonumber(redis.call('HGET', banKey, 'until')) or 0
 if bannedUntil > now then return banned(bannedUntil) end
 
-if total(minute) < minute.limit and total(day) < day.limit then
+if minute.total < minute.limit and day.total < day.limit then
   count(minute)
   count(day)
-  local out = { ADMITTED, now }
-  report(minute, out)
-  report(day, out)
-  return out
+  return decided(ADMITTED)
 end
 
 -- recordStrike: a refusal uses no quota, but counts towards a ban.
@@ -151,16 +187,13 @@ while true do
 end
 if redis.call('RPUSH', strikesKey, int(now)) < strikes then
   redis.call('PEXPIRE', strikesKey, strikeWindowMs)
-  local out = { RATE_LIMITED, now }
-  report(minute, out)
-  report(day, out)
-  return out
+  return decided(RATE_LIMITED)
 end
 redis.call('DEL', strikesKey)
-local lastBanAt = get(banKey, 'last')
-local level = 0
+local ban = redis.call('HMGET', banKey, 'last', 'level')
+local lastBanAt, level = tonumber(ban[1]), 0
 if lastBanAt ~= nil and now - lastBanAt < escalationWindowMs then
-  level = math.min(get(banKey, 'level') + 1, #durations - 1)
+  level = math.min(tonumber(ban[2]) + 1, #durations - 1)
 end
 bannedUntil = now + durations[level + 1]
 redis.call('HSET', banKey, 'until', int(bannedUntil), 'last', int(now), 'level', int(level))
