@@ -127,6 +127,28 @@ describe('FailoverRateLimiter', () => {
       expect(logger.lines).toHaveLength(1);
     });
 
+    it('gives the answers the shared limiter holds in process in every state, and never as a probe', async () => {
+      const banned = { ...SHARED, outcome: 'key_banned' as const, retryAfterMs: 60_000 };
+      const knowing = Object.assign(shared, {
+        answerLocally: (subject: string) => (subject === 'key:banned' ? banned : undefined),
+      });
+      const withBans = new FailoverRateLimiter(knowing, {
+        fallback: local,
+        coolDownMs: COOL_DOWN_MS,
+        now: () => clock.ms,
+      });
+      shared.failing = true;
+      expect(await withBans.admit('key:a', FREE)).toEqual(LOCAL);
+      expect(await withBans.admit('key:banned', FREE)).toEqual(banned);
+      clock.advance(COOL_DOWN_MS);
+      expect(await withBans.admit('key:banned', FREE)).toEqual(banned);
+      expect(withBans.status()).toMatchObject({ circuit: 'open', failures: 1, fallbackDecisions: 1 });
+      shared.failing = false;
+      expect(await withBans.admit('key:a', FREE)).toEqual(SHARED);
+      expect(withBans.healthy()).toBe(true);
+      expect(shared.calls).toBe(2);
+    });
+
     it('lets one probe through at a time; the others keep to the fallback meanwhile', async () => {
       shared.failing = true;
       await limiter.admit('key:a', FREE);

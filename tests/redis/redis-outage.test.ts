@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import {
   FailoverRateLimiter,
@@ -8,6 +8,7 @@ import {
 } from '../../src/adapters/redis/failover-rate-limiter.js';
 import { RedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
+import { DEFAULT_BAN_POLICY } from '../../src/domain/ban.js';
 import { LIMIT_MAX, PLAN_POLICIES, rateLimitPolicy } from '../../src/domain/plan.js';
 import { RecordingLogger } from './recording-logger.js';
 import { eventually, freshPrefix, hasRedisServer, useRedisServer } from './redis-fixture.js';
@@ -19,6 +20,10 @@ const COMMAND_TIMEOUT_MS = 300;
 
 describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
   const redis = useRedisServer();
+  // A test that fails half way must not leave the next one without a server.
+  afterEach(async () => {
+    if (!redis.server().running()) await redis.server().restart();
+  });
 
   /** A service process's limiter: Redis behind a circuit breaker, with its own in-process fallback. */
   const processLimiter = async (keyPrefix: string, options: Partial<FailoverRateLimiterOptions> = {}) => {
@@ -82,6 +87,30 @@ describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
       outcomes.push((await (limiters[i % 2] as FailoverRateLimiter).admit('key:a', FREE)).outcome);
     expect(outcomes).toEqual([...Array(60).fill('admitted'), 'rate_limited']);
     expect(limiters.map((limiter) => limiter.status().fallbackDecisions)).toEqual(before);
+  });
+
+  it('keeps a banned client banned while Redis is down, from the bans held in process', async () => {
+    const keyPrefix = freshPrefix();
+    const client = await redis.client({ commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const banAfterTwo = { ...DEFAULT_BAN_POLICY, strikes: 2 };
+    const shared = new RedisRateLimiter(client, { keyPrefix, banPolicy: banAfterTwo });
+    const fallback = new MemoryRateLimiter(systemClock, { banPolicy: banAfterTwo });
+    const limiter = new FailoverRateLimiter(shared, { fallback, coolDownMs: 50 });
+    const one = rateLimitPolicy(1, 1_000);
+    const outcomes = [];
+    for (let i = 0; i < 3; i += 1) outcomes.push((await limiter.admit('key:pest', one)).outcome);
+    expect(outcomes).toEqual(['admitted', 'rate_limited', 'key_banned']);
+    await redis.server().kill();
+    expect((await limiter.admit('key:other', one)).outcome).toBe('admitted');
+    expect(limiter.healthy()).toBe(false);
+    let probes = 0;
+    await eventually('a probe of Redis after the cool-down', async () => {
+      expect((await limiter.admit('key:pest', one)).outcome).toBe('key_banned');
+      probes += 1;
+      await limiter.admit(`key:other-${probes}`, one);
+      return limiter.status().failures === 2;
+    });
+    expect(limiter.healthy()).toBe(false);
   });
 
   it('fails closed with RateLimiterUnavailableError while Redis is down, when so configured', async () => {

@@ -16,6 +16,8 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts the server again on the same port (killing it first if it runs), empty as after a crash. */
   restart(): Promise<void>;
+  /** Whether the server process is alive (it may be paused). */
+  running(): boolean;
   /** Freezes the process, so that commands hang as on a stalled server; `resume` thaws it. */
   pause(): void;
   resume(): void;
@@ -140,6 +142,9 @@ export async function startRedisServer(): Promise<RedisServer> {
     async restart() {
       await end(current, 'SIGKILL');
       current = await launch(port, dir);
+    },
+    running() {
+      return alive(current);
     },
     pause() {
       current.kill('SIGSTOP');

@@ -8,6 +8,12 @@ export interface RateLimiterLogger {
   info(obj: object, msg: string): void;
 }
 
+/** A shared limiter that can answer some requests from its own memory, without its store. */
+export interface LocalAnswers {
+  /** The decision for `subject` if it needs no round trip (a ban held in process), else undefined. */
+  answerLocally(subject: string, policy: RateLimitPolicy): RateLimitDecision | undefined;
+}
+
 /** Thrown by a fail-closed limiter while the shared limiter cannot decide; the HTTP edge answers 503. */
 export class RateLimiterUnavailableError extends Error {
   readonly code = 'unavailable';
@@ -57,7 +63,9 @@ export interface FailoverStatus {
  * fails a request that the limits would admit: after a failure the shared limiter is skipped for a
  * cool-down, and decisions come from the fallback (fail-open) or are refused with
  * RateLimiterUnavailableError (fail-closed). Once the cool-down is over, one request probes the shared
- * limiter; when it answers, it is used again, with no restart. Each outage is logged once, when it
+ * limiter; when it answers, it is used again, with no restart. Answers the shared limiter holds in
+ * process (bans, see LocalAnswers) are given in every state, so a banned client stays banned through an
+ * outage, and such an answer is never taken for a sign that Redis is back. Each outage is logged once, when it
  * begins, and once when it ends; the counters tell how much it cost.
  */
 export class FailoverRateLimiter implements RateLimiter {
@@ -75,7 +83,7 @@ export class FailoverRateLimiter implements RateLimiter {
   private outage = { sinceMs: 0, failures: 0, fallbackDecisions: 0 };
 
   constructor(
-    private readonly primary: RateLimiter,
+    private readonly primary: RateLimiter & Partial<LocalAnswers>,
     options: FailoverRateLimiterOptions,
   ) {
     this.mode = options.mode ?? 'open';
@@ -89,6 +97,8 @@ export class FailoverRateLimiter implements RateLimiter {
   }
 
   async admit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
+    const known = this.primary.answerLocally?.(subject, policy);
+    if (known !== undefined) return known;
     if (!this.mayCallPrimary()) return this.degraded(subject, policy, this.lastError);
     let answer: RateLimitDecision;
     try {

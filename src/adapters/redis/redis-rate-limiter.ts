@@ -17,6 +17,7 @@ import {
   type WindowSpec,
 } from '../../domain/sliding-window.js';
 import { BanCache } from './ban-cache.js';
+import type { LocalAnswers } from './failover-rate-limiter.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 
 declare module 'ioredis' {
@@ -71,7 +72,7 @@ const BANNED = 2;
  * one Lua script decides each request atomically, in one round trip, on the server's clock. Limits and
  * the ban policy travel with every call, so plan changes and enterprise limits need no migration.
  */
-export class RedisRateLimiter implements RateLimiter {
+export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   private readonly keyPrefix: string;
   private readonly banPolicy: BanPolicy;
   private readonly bans: BanCache;
@@ -97,8 +98,8 @@ export class RedisRateLimiter implements RateLimiter {
   async admit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
     // An empty subject would make an empty hash tag, which Redis Cluster ignores: the keys would split.
     if (subject === '') throw new RangeError('a rate-limit subject must not be empty');
-    const cached = this.bans.find(subject, this.localNow());
-    if (cached !== undefined) return admitRequest(cached.state, policy, this.banPolicy, cached.nowMs);
+    const known = this.answerLocally(subject, policy);
+    if (known !== undefined) return known;
 
     const keys = rateLimitKeys(subject, this.keyPrefix);
     const reply = await this.client.petstoreSlidingWindow(
@@ -130,6 +131,12 @@ export class RedisRateLimiter implements RateLimiter {
     let retryAtMs = nowMs;
     for (const w of windows) if (w.remaining === 0) retryAtMs = Math.max(retryAtMs, w.resetAtMs);
     return decision('rate_limited', windows, nowMs, retryAtMs - nowMs);
+  }
+
+  /** The answer for a subject whose ban is held in process, with no round trip; else undefined. */
+  answerLocally(subject: string, policy: RateLimitPolicy): RateLimitDecision | undefined {
+    const cached = this.bans.find(subject, this.localNow());
+    return cached === undefined ? undefined : admitRequest(cached.state, policy, this.banPolicy, cached.nowMs);
   }
 
   /** How many bans are answered in process (for tests and metrics). */
