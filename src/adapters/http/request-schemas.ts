@@ -63,6 +63,9 @@ const InventoryUpdate = v.strictObject({ quantity: QuantityField }, (issue) => {
   return 'the body must be a JSON object';
 });
 
+const isJsonObject = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+
 const firstMessage = (issues: readonly v.BaseIssue<unknown>[]): string => issues[0]?.message ?? 'invalid input';
 
 /** A petId path segment as a PetId, or the message of a 400 `invalid_pet_id`. */
@@ -85,8 +88,8 @@ export function parseInventoryQuery(query: Readonly<Record<string, unknown>>): R
 
 /** A parsed body of updateInventory as its Quantity, or the message of a 400 `invalid_body`. */
 export function parseInventoryUpdate(body: unknown): Result<Quantity, string> {
-  // An array is an object to valibot; the message must still say that an object is wanted.
-  if (Array.isArray(body)) return fail('the body must be a JSON object');
+  // An array or a bare number (a LosslessNumber) is an object to valibot; only a JSON object will do.
+  if (!isJsonObject(body)) return fail('the body must be a JSON object');
   const parsed = v.safeParse(InventoryUpdate, body);
   return parsed.success ? ok(parsed.output.quantity) : fail(firstMessage(parsed.issues));
 }

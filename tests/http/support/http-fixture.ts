@@ -1,0 +1,150 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parse } from 'lossless-json';
+import { pino } from 'pino';
+import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
+import { MemoryApiKeyStore } from '../../../src/adapters/memory/memory-api-key-store.js';
+import { MemoryInventoryRepository } from '../../../src/adapters/memory/memory-inventory-repository.js';
+import { MemoryOrderBook } from '../../../src/adapters/memory/memory-order-book.js';
+import { MemoryPetCatalog } from '../../../src/adapters/memory/memory-pet-catalog.js';
+import { MemoryRateLimiter } from '../../../src/adapters/memory/memory-rate-limiter.js';
+import { MemoryStore } from '../../../src/adapters/memory/memory-store.js';
+import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
+import { createInventoryCore, type InventoryCore } from '../../../src/application/inventory-core.js';
+import type { InventoryRepository } from '../../../src/application/ports/inventory-repository.js';
+import type { NewPet } from '../../../src/application/ports/pet-catalog.js';
+import type { StockChangeLog } from '../../../src/application/ports/stock-change-log.js';
+import type { Order } from '../../../src/domain/order.js';
+import type { Plan, RateLimitPolicy } from '../../../src/domain/plan.js';
+import { ManualClock } from '../../support/manual-clock.js';
+import { expectMatchesDocument, type ReceivedResponse, TEST_SERVERS } from './openapi-contract.js';
+
+/** When getPetById goes in the test apps: half a year after the clock's start. */
+export const TEST_SUNSET_AT = new Date('2026-07-01T00:00:00Z');
+
+/** A response, its body read whole and already checked against the OpenAPI document. */
+export interface ApiResponse extends ReceivedResponse {
+  /** The body parsed, integers beyond 2^53 as bigints, so that ids can be compared exactly. */
+  exact(): unknown;
+}
+
+export interface FixtureOptions extends Partial<HttpAppOptions> {
+  /** Wraps the memory inventory, to make the store fail or slow on purpose. */
+  readonly inventory?: (memory: InventoryRepository) => InventoryRepository;
+}
+
+/** A real server on an ephemeral port over the memory adapters, a manual clock and a captured log. */
+export interface HttpFixture {
+  /** `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+  readonly clock: ManualClock;
+  readonly core: InventoryCore;
+  /** The stock changes recorded by updates. */
+  readonly changes: StockChangeLog;
+  /** The JSON log lines written so far. */
+  readonly logLines: readonly Record<string, unknown>[];
+  /** What /readyz reports. */
+  ready: boolean;
+  /** Issues a key on `plan` (enterprise takes `limits`) and answers the bearer header for it. */
+  bearer(plan?: Plan, limits?: RateLimitPolicy): Promise<string>;
+  addPets(...pets: NewPet[]): Promise<void>;
+  addOrders(...orders: Order[]): Promise<void>;
+  /** Sends a request with fetch, reads the whole body and checks the response against the document. */
+  call(path: string, init?: RequestInit): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+/** A JSON number as a number, or as a bigint when it is an integer a number would round. */
+const exactNumber = (text: string): number | bigint => {
+  const value = Number(text);
+  return /^-?[0-9]+$/.test(text) && !Number.isSafeInteger(value) ? BigInt(text) : value;
+};
+
+/** Starts a fixture; close it after the test. */
+export async function startHttpFixture(options: FixtureOptions = {}): Promise<HttpFixture> {
+  const clock = new ManualClock();
+  const store = new MemoryStore();
+  const memoryInventory = new MemoryInventoryRepository(store);
+  const crypto = new NodeKeyCrypto();
+  const core = createInventoryCore({
+    inventory: options.inventory?.(memoryInventory) ?? memoryInventory,
+    changes: memoryInventory,
+    pets: new MemoryPetCatalog(store),
+    orders: new MemoryOrderBook(store),
+    keys: new MemoryApiKeyStore(store),
+    limiter: new MemoryRateLimiter(clock),
+    clock,
+    keyGenerator: crypto,
+    keyHasher: crypto,
+  });
+  const logLines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
+  const state = { ready: true };
+  const app = createHttpApp({
+    ...core,
+    clock,
+    logger,
+    readiness: () => state.ready,
+    options: {
+      sunsetAt: options.sunsetAt ?? TEST_SUNSET_AT,
+      servers: TEST_SERVERS,
+      trustProxy: options.trustProxy ?? false,
+      ...(options.deprecatedAt === undefined ? {} : { deprecatedAt: options.deprecatedAt }),
+      ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
+    },
+  });
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    origin,
+    clock,
+    core,
+    changes: memoryInventory,
+    logLines,
+    get ready() {
+      return state.ready;
+    },
+    set ready(value: boolean) {
+      state.ready = value;
+    },
+    async bearer(plan: Plan = 'free', limits?: RateLimitPolicy) {
+      const { key } = await core.issueApiKey.execute(limits === undefined ? { plan } : { plan, limits });
+      return `Bearer ${key}`;
+    },
+    async addPets(...pets) {
+      const added = await core.addPets.execute(pets);
+      if (!added.ok) throw new Error(added.error.message);
+    },
+    async addOrders(...orders) {
+      const added = await core.importOrders.execute(orders);
+      if (!added.ok) throw new Error(added.error.message);
+    },
+    async call(path, init = {}) {
+      const response = await fetch(`${origin}${path}`, init);
+      const received: ReceivedResponse = {
+        method: (init.method ?? 'GET').toUpperCase(),
+        path: new URL(`${origin}${path}`).pathname,
+        status: response.status,
+        headers: response.headers,
+        text: await response.text(),
+      };
+      expectMatchesDocument(received);
+      return { ...received, exact: () => parse(received.text, null, exactNumber) };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+/** A well-formed key that no test ever issues. */
+export const UNKNOWN_KEY = `psk_${'A'.repeat(40)}`;
+
+/** Headers of a JSON request with a key. */
+export const jsonWith = (authorization: string): Record<string, string> => ({
+  authorization,
+  'content-type': 'application/json',
+});
