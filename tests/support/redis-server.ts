@@ -41,8 +41,11 @@ export function redisServerAvailable(): boolean {
   return false;
 }
 
-/** A port that was free a moment ago (the OS picks it); `startRedisServer` retries if it is taken since. */
-async function freePort(): Promise<number> {
+/**
+ * A loopback port that was free a moment ago (the OS picks it): nothing listens there until someone
+ * binds it, so it also stands for a server that is down. `startRedisServer` retries if it is taken since.
+ */
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
