@@ -86,6 +86,16 @@ export function decision(
   return { outcome, limit: nearest.limit, remaining: 0, resetAtMs: nowMs + retryAfterMs, retryAfterMs, windows };
 }
 
+/**
+ * When a refused request could be admitted: a full window admits again once enough of its old buckets
+ * leave it, and the later of the full windows rules.
+ */
+export function retryAtMs(windows: readonly WindowReport[], nowMs: number): number {
+  let at = nowMs;
+  for (const w of windows) if (w.remaining === 0) at = Math.max(at, w.resetAtMs);
+  return at;
+}
+
 function report(counter: WindowCounter, spec: WindowSpec, limit: number, nowMs: number): WindowReport {
   return {
     name: spec.name,
@@ -137,8 +147,5 @@ export function admitRequest(
   if (recordStrike(state.ban, banPolicy, nowMs)) {
     return decision('key_banned', windows, nowMs, state.ban.bannedUntilMs - nowMs);
   }
-  // A full window admits again once enough of its old buckets leave it; the later of the full ones rules.
-  let retryAtMs = nowMs;
-  for (const w of windows) if (w.remaining === 0) retryAtMs = Math.max(retryAtMs, w.resetAtMs);
-  return decision('rate_limited', windows, nowMs, retryAtMs - nowMs);
+  return decision('rate_limited', windows, nowMs, retryAtMs(windows, nowMs) - nowMs);
 }

@@ -43,6 +43,8 @@ export function expireBuckets(counter: WindowCounter, spec: WindowSpec, nowMs: n
     counter.buckets.delete(bucket);
     counter.total -= count;
   }
+  // With nothing left to keep in order, a clock that stepped back may count in its own bucket again.
+  if (counter.buckets.size === 0) counter.newest = Number.NEGATIVE_INFINITY;
 }
 
 /** Counts one admitted request at `nowMs`. Call `expireBuckets` first. */
