@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { InventoryQuery, InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
@@ -84,17 +84,27 @@ describe('GET /v1/inventory (listInventory)', () => {
 /** A repository that yields the memory store's chunks but waits, or fails, where a test says. */
 function scriptedInventory(
   memory: InventoryRepository,
-  script: { readonly failAtChunk?: number; readonly holdAtChunk?: number; readonly release?: Promise<void> },
+  script: {
+    readonly failAtChunk?: number;
+    readonly holdAtChunk?: number;
+    readonly release?: Promise<void>;
+    /** Called when the list is left, read to its end or not. */
+    readonly finished?: () => void;
+  },
 ): InventoryRepository {
   return {
     update: (...args) => memory.update(...args),
     async *list(query?: InventoryQuery): AsyncIterable<readonly InventoryItem[]> {
       let index = 0;
-      for await (const chunk of memory.list(query)) {
-        if (index === script.failAtChunk) throw new Error('the store failed mid-list');
-        if (index === script.holdAtChunk) await script.release;
-        yield chunk;
-        index += 1;
+      try {
+        for await (const chunk of memory.list(query)) {
+          if (index === script.failAtChunk) throw new Error('the store failed mid-list');
+          if (index === script.holdAtChunk) await script.release;
+          yield chunk;
+          index += 1;
+        }
+      } finally {
+        script.finished?.();
       }
     },
   };
@@ -168,6 +178,40 @@ describe('GET /v1/inventory streams a long list', () => {
       expect(fx.logLines.some((line) => line.msg === 'response failed after it started')).toBe(true);
       expect((await fx.call('/livez')).status).toBe(200);
     } finally {
+      await fx.close();
+    }
+  });
+
+  it('stops reading the store when the client leaves mid-list, and logs it as no failure', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let finished: () => void = () => {};
+    const listLeft = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    const fx = await startHttpFixture({
+      inventory: (memory) => scriptedInventory(memory, { holdAtChunk: 2, release: released, finished }),
+    });
+    try {
+      await addMany(fx, 3_500);
+      const leave = new AbortController();
+      const response = await fetch(`${fx.origin}/v1/inventory`, {
+        headers: { authorization: await fx.bearer('free') },
+        signal: leave.signal,
+      });
+      await (response.body as ReadableStream<Uint8Array>).getReader().read();
+      leave.abort();
+      await vi.waitFor(() =>
+        expect(fx.logLines.map((line) => line.msg)).toContain('the client left before the response ended'),
+      );
+      release();
+      await listLeft;
+      expect(fx.logLines.filter((line) => Number(line.level) >= 40)).toEqual([]);
+      expect((await fx.call('/livez')).status).toBe(200);
+    } finally {
+      release();
       await fx.close();
     }
   });

@@ -57,6 +57,11 @@ export interface HttpAppDeps {
   readonly options: HttpAppOptions;
 }
 
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+const isClientGone = (err: unknown): boolean =>
+  typeof err === 'object' && err !== null && 'code' in err && CLIENT_GONE.has(String(err.code));
+
 /**
  * Builds the Koa app of the pet store API. It never listens: the caller owns the socket
  * (`http.createServer(app.callback())`), and so its timeouts and its shutdown.
@@ -69,9 +74,15 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
 
   const app = new Koa<HttpState, RoutedContext>({ proxy: options.trustProxy, maxIpsCount: 1 });
   // Failures after the first byte (a store failing mid-list) cannot become an Error body any more:
-  // the stream is destroyed with the connection, and the cause is logged here, never printed.
+  // the stream is destroyed with the connection, and the cause is logged here, never printed. A client
+  // that leaves mid-list is no failure of the service: one info line, however many errors it raises.
+  const reported = new WeakSet<object>();
   app.on('error', (err: unknown, ctx?: { state?: Partial<HttpState> }) => {
-    logger.error({ err, requestId: ctx?.state?.requestId }, 'response failed after it started');
+    if (ctx !== undefined && reported.has(ctx)) return;
+    if (ctx !== undefined) reported.add(ctx);
+    const requestId = ctx?.state?.requestId;
+    if (isClientGone(err)) logger.info({ requestId }, 'the client left before the response ended');
+    else logger.error({ err, requestId }, 'response failed after it started');
   });
 
   // Case-sensitive and strict, so that /V1/inventory or /v1/inventory/ cannot reach a route by a

@@ -1,6 +1,7 @@
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
+import type { PetStatus } from '../../domain/pet-status.js';
 
 /*
  * Hand-written JSON for the response shapes. JSON.stringify cannot write a bigint, and converting ids to
@@ -8,9 +9,23 @@ import type { Pet } from '../../domain/pet.js';
  * digits. Statuses come from closed enums and need no escaping; free text goes through JSON.stringify.
  */
 
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The exact digits of an id. Within ±(2^53 - 1) they go through a number, whose conversion to text V8
+ * caches, which is cheaper than converting the bigint; beyond, the bigint writes its own.
+ */
+const idDigits = (id: bigint): string => (id <= SAFE_MAX && id >= -SAFE_MAX ? String(Number(id)) : String(id));
+
+const STATUS_TAIL: Readonly<Record<PetStatus, string>> = {
+  available: ',"status":"available"}',
+  pending: ',"status":"pending"}',
+  sold: ',"status":"sold"}',
+};
+
 /** One InventoryItem: `{"petId":…,"quantity":…,"status":"…"}`, petId exact. */
 export const itemJson = (item: InventoryItem): string =>
-  `{"petId":${item.petId},"quantity":${item.quantity},"status":"${item.status}"}`;
+  `{"petId":${idDigits(item.petId)},"quantity":${item.quantity}${STATUS_TAIL[item.status]}`;
 
 /** The items of one chunk, comma-separated, without brackets: a piece of a streamed array. */
 export function itemsJson(items: readonly InventoryItem[]): string {
