@@ -103,6 +103,51 @@ describe('a failure of the service: 500 internal_error', () => {
   });
 });
 
+describe('a limiter that cannot decide', () => {
+  /** The shape of the Redis limiter's fail-closed error: the HTTP edge knows it by its code alone. */
+  class LimiterDown extends Error {
+    readonly code = 'unavailable';
+  }
+
+  it('answers 503 unavailable when the limiter says it is down (fail-closed)', async () => {
+    const fx = await startHttpFixture({
+      limiter: () => ({
+        admit: async () => {
+          throw new LimiterDown('the shared rate limiter is unavailable');
+        },
+      }),
+    });
+    try {
+      const response = await fx.call('/v1/inventory', { headers: { authorization: await fx.bearer('free') } });
+      expect(response.status).toBe(503);
+      expect(errorOf(response)).toEqual({
+        code: 'unavailable',
+        message: 'a service this request needs is unavailable; retry shortly',
+        status: 503,
+      });
+    } finally {
+      await fx.close();
+    }
+  });
+
+  it('answers 500 internal_error when the limiter fails in any other way', async () => {
+    const fx = await startHttpFixture({
+      limiter: () => ({
+        admit: async () => {
+          throw new Error('limiter bug');
+        },
+      }),
+    });
+    try {
+      const response = await fx.call('/v1/inventory', { headers: { authorization: await fx.bearer('free') } });
+      expect(response.status).toBe(500);
+      expect(response.text).not.toContain('limiter bug');
+    } finally {
+      await fx.close();
+    }
+  });
+});
+
 describe('the request id', () => {
   let fx: HttpFixture;
   beforeEach(async () => {

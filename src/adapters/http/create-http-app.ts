@@ -57,6 +57,23 @@ export interface HttpAppDeps {
   readonly options: HttpAppOptions;
 }
 
+/** Refuses options the app could not honour: a caller that passes them has a bug. */
+function checkOptions(options: HttpAppOptions, bodyLimitBytes: number): void {
+  for (const [name, url] of Object.entries(options.servers)) {
+    if (!URL.canParse(url) || !url.endsWith('/v1')) {
+      throw new RangeError(`the ${name} server URL ${url} must be a URL ending in /v1`);
+    }
+  }
+  if (!Number.isSafeInteger(bodyLimitBytes) || bodyLimitBytes < 1) {
+    throw new RangeError(`the body limit ${bodyLimitBytes} must be a positive whole number of bytes`);
+  }
+  for (const date of [options.sunsetAt, options.deprecatedAt]) {
+    if (date !== undefined && Number.isNaN(date.getTime())) {
+      throw new RangeError('the deprecation and sunset dates must be valid dates');
+    }
+  }
+}
+
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
 
 const isClientGone = (err: unknown): boolean =>
@@ -70,6 +87,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   const { options } = deps;
   const logger = deps.logger ?? pino({ level: 'silent' });
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  checkOptions(options, bodyLimitBytes);
   const openApiJson = JSON.stringify(openApiDocument(options.servers, bodyLimitBytes));
 
   const app = new Koa<HttpState, RoutedContext>({ proxy: options.trustProxy, maxIpsCount: 1 });

@@ -13,6 +13,7 @@ import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore, type InventoryCore } from '../../../src/application/inventory-core.js';
 import type { InventoryRepository } from '../../../src/application/ports/inventory-repository.js';
 import type { NewPet } from '../../../src/application/ports/pet-catalog.js';
+import type { RateLimiter } from '../../../src/application/ports/rate-limiter.js';
 import type { StockChangeLog } from '../../../src/application/ports/stock-change-log.js';
 import type { Order } from '../../../src/domain/order.js';
 import type { Plan, RateLimitPolicy } from '../../../src/domain/plan.js';
@@ -31,6 +32,8 @@ export interface ApiResponse extends ReceivedResponse {
 export interface FixtureOptions extends Partial<HttpAppOptions> {
   /** Wraps the memory inventory, to make the store fail or slow on purpose. */
   readonly inventory?: (memory: InventoryRepository) => InventoryRepository;
+  /** Wraps the memory limiter, to make it fail on purpose. */
+  readonly limiter?: (memory: RateLimiter) => RateLimiter;
 }
 
 /** A real server on an ephemeral port over the memory adapters, a manual clock and a captured log. */
@@ -72,7 +75,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     pets: new MemoryPetCatalog(store),
     orders: new MemoryOrderBook(store),
     keys: new MemoryApiKeyStore(store),
-    limiter: new MemoryRateLimiter(clock),
+    limiter: options.limiter?.(new MemoryRateLimiter(clock)) ?? new MemoryRateLimiter(clock),
     clock,
     keyGenerator: crypto,
     keyHasher: crypto,
