@@ -109,42 +109,36 @@ describe('a limiter that cannot decide', () => {
     readonly code = 'unavailable';
   }
 
-  it('answers 503 unavailable when the limiter says it is down (fail-closed)', async () => {
+  /** The answer to a keyed list request when the limiter throws `error`. */
+  async function answerWhenLimiterThrows(error: Error): Promise<ApiResponse> {
     const fx = await startHttpFixture({
       limiter: () => ({
         admit: async () => {
-          throw new LimiterDown('the shared rate limiter is unavailable');
+          throw error;
         },
       }),
     });
     try {
-      const response = await fx.call('/v1/inventory', { headers: { authorization: await fx.bearer('free') } });
-      expect(response.status).toBe(503);
-      expect(errorOf(response)).toEqual({
-        code: 'unavailable',
-        message: 'a service this request needs is unavailable; retry shortly',
-        status: 503,
-      });
+      return await fx.call('/v1/inventory', { headers: { authorization: await fx.bearer('free') } });
     } finally {
       await fx.close();
     }
+  }
+
+  it('answers 503 unavailable when the limiter says it is down (fail-closed)', async () => {
+    const response = await answerWhenLimiterThrows(new LimiterDown('the shared rate limiter is unavailable'));
+    expect(response.status).toBe(503);
+    expect(errorOf(response)).toEqual({
+      code: 'unavailable',
+      message: 'a service this request needs is unavailable; retry shortly',
+      status: 503,
+    });
   });
 
   it('answers 500 internal_error when the limiter fails in any other way', async () => {
-    const fx = await startHttpFixture({
-      limiter: () => ({
-        admit: async () => {
-          throw new Error('limiter bug');
-        },
-      }),
-    });
-    try {
-      const response = await fx.call('/v1/inventory', { headers: { authorization: await fx.bearer('free') } });
-      expect(response.status).toBe(500);
-      expect(response.text).not.toContain('limiter bug');
-    } finally {
-      await fx.close();
-    }
+    const response = await answerWhenLimiterThrows(new Error('limiter bug'));
+    expect(response.status).toBe(500);
+    expect(response.text).not.toContain('limiter bug');
   });
 });
 
