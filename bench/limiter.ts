@@ -1,18 +1,3 @@
-/**
- * Decisions per second of the project's rate limiters against rate-limiter-flexible's, on one Redis
- * server this script starts on a free port (and stops), with the same ioredis client options.
- *
- * Run: node --import tsx bench/limiter.ts [seconds per run, default 2]
- *
- * Both sides admit every request (limits far out of reach), so each decision does its full work: ours
- * checks the ban and two sliding windows and counts in both; RateLimiterRedis counts in one fixed
- * window. A run is sequential (each decision awaited) or keeps 50 in flight; the limiters alternate
- * A, B, A, B... for 3 rounds, and the table shows medians. For the Redis pair it also shows the server's
- * own time per script call (INFO commandstats), which bounds what one Redis can decide per second
- * whatever the clients, and varies less than a client's rate on a busy machine.
- */
-import { spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import { MemoryRateLimiter } from '../src/adapters/memory/memory-rate-limiter.js';
@@ -20,12 +5,16 @@ import { createRedisClient, whenReady } from '../src/adapters/redis/redis-client
 import { RedisRateLimiter } from '../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';
 import { LIMIT_MAX, rateLimitPolicy } from '../src/domain/plan.js';
-import { startRedisServer } from '../tests/support/redis-server.js';
+import { count, median, ratio, runs, table } from './stats.js';
 
 type Decide = (subject: string) => Promise<unknown>;
 
-const SECONDS = Number(process.argv[2] ?? 2);
-const ROUNDS = 3;
+export interface LimiterSettings {
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly warmupSeconds: number;
+}
+
 const IN_FLIGHT = 50;
 // Many API keys, as in service, rather than one hot key.
 const SUBJECTS = Array.from({ length: 1_000 }, (_, i) => `key:${i}`);
@@ -53,50 +42,62 @@ async function scriptMicros(admin: Redis): Promise<number> {
   return Number(/^cmdstat_evalsha:.*usec_per_call=([\d.]+)/m.exec(stats)?.[1] ?? Number.NaN);
 }
 
-const median = (values: readonly number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-
 interface Side {
   readonly decide: Decide;
   readonly rates: number[];
+  /** The Redis server's own time per script call in each run; empty for the in-process pair. */
   readonly micros: number[];
 }
 
-interface Row {
-  readonly pair: string;
-  readonly mode: string;
+export interface LimiterRow {
+  readonly pair: 'Redis' | 'in-process';
+  readonly inFlight: number;
   readonly ours: Side;
   readonly theirs: Side;
 }
 
 /** Alternates the two sides, after a short warm-up of each, and keeps every run. */
-async function compare(pair: string, ours: Decide, theirs: Decide, inFlight: number, admin?: Redis): Promise<Row> {
+async function compare(
+  pair: LimiterRow['pair'],
+  ours: Decide,
+  theirs: Decide,
+  inFlight: number,
+  settings: LimiterSettings,
+  admin?: Redis,
+): Promise<LimiterRow> {
   const side = (decide: Decide): Side => ({ decide, rates: [], micros: [] });
-  const row: Row = {
-    pair,
-    mode: inFlight === 1 ? 'sequential' : `${inFlight} in flight`,
-    ours: side(ours),
-    theirs: side(theirs),
-  };
-  for (const s of [row.ours, row.theirs]) await measure(s.decide, inFlight, 0.5);
-  for (let round = 0; round < ROUNDS; round += 1) {
+  const row: LimiterRow = { pair, inFlight, ours: side(ours), theirs: side(theirs) };
+  for (const s of [row.ours, row.theirs]) await measure(s.decide, inFlight, settings.warmupSeconds);
+  for (let round = 0; round < settings.rounds; round += 1) {
     for (const s of [row.ours, row.theirs]) {
       if (admin !== undefined) await scriptMicros(admin);
-      s.rates.push(await measure(s.decide, inFlight, SECONDS));
+      s.rates.push(await measure(s.decide, inFlight, settings.seconds));
       if (admin !== undefined) s.micros.push(await scriptMicros(admin));
     }
   }
   return row;
 }
 
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
-const micros = (s: Side): string => (s.micros.length === 0 ? '-' : median(s.micros).toFixed(1));
+/** Each round's ours / theirs, and their median. */
+export const limiterRatios = (row: LimiterRow): number[] =>
+  row.ours.rates.map((rate, i) => rate / (row.theirs.rates[i] as number));
 
-async function main(): Promise<void> {
-  const server = await startRedisServer();
-  // The same options for every client; a generous command timeout, since a benchmark waits on purpose.
+/**
+ * Decisions per second of the project's limiters against rate-limiter-flexible's, on the Redis at
+ * `redisUrl`, with clients made alike by `createRedisClient`. Both sides admit every request (limits far
+ * out of reach), so each decision does its full work: ours checks the ban and two sliding windows and
+ * counts in both; RateLimiterRedis counts in one fixed window. Sequential (each decision awaited) and 50
+ * in flight; the two sides alternate. For the Redis pair it also reads the server's own time per script
+ * call (INFO commandstats), which bounds what one Redis can decide per second whatever the clients.
+ */
+export async function runLimiterSuite(
+  redisUrl: string,
+  settings: LimiterSettings,
+  progress: (line: string) => void,
+): Promise<LimiterRow[]> {
+  // A generous command timeout: a benchmark waits on purpose.
   const [ourClient, theirClient, admin] = [0, 1, 2].map(() =>
-    createRedisClient(server.url, { commandTimeoutMs: 5_000 }),
+    createRedisClient(redisUrl, { commandTimeoutMs: 5_000 }),
   ) as [Redis, Redis, Redis];
   try {
     for (const client of [ourClient, theirClient, admin]) await whenReady(client, 5_000);
@@ -104,44 +105,74 @@ async function main(): Promise<void> {
     const theirRedis = new RateLimiterRedis({ storeClient: theirClient, points: LIMIT_MAX, duration: 60 });
     const ourMemory = new MemoryRateLimiter(systemClock);
     const theirMemory = new RateLimiterMemory({ points: LIMIT_MAX, duration: 60 });
-    const rows: Row[] = [];
+    const rows: LimiterRow[] = [];
     for (const inFlight of [1, IN_FLIGHT]) {
-      rows.push(
-        await compare(
-          'RedisRateLimiter vs RateLimiterRedis',
-          (s) => ourRedis.admit(s, UNLIMITED),
-          (s) => theirRedis.consume(s),
-          inFlight,
-          admin,
-        ),
-        await compare(
-          'MemoryRateLimiter vs RateLimiterMemory',
-          (s) => ourMemory.admit(s, UNLIMITED),
-          (s) => theirMemory.consume(s),
-          inFlight,
-        ),
+      const redis = await compare(
+        'Redis',
+        (s) => ourRedis.admit(s, UNLIMITED),
+        (s) => theirRedis.consume(s),
+        inFlight,
+        settings,
+        admin,
       );
-    }
-
-    const redisVersion = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout.trim();
-    console.log(`nproc ${availableParallelism()}, node ${process.version}, ${redisVersion}`);
-    console.log(`${SECONDS} s a run, ${ROUNDS} rounds alternating, medians; runs listed ours | theirs\n`);
-    console.log(
-      '| limiters | mode | ours (decisions/s) | theirs (decisions/s) | ours / theirs | server µs per call, ours / theirs | runs (decisions/s) |',
-    );
-    console.log('|---|---|---|---|---|---|---|');
-    for (const r of rows) {
-      const runs = `${r.ours.rates.map(fmt).join(', ')} \\| ${r.theirs.rates.map(fmt).join(', ')}`;
-      const ratio = (median(r.ours.rates) / median(r.theirs.rates)).toFixed(2);
-      const server = `${micros(r.ours)} / ${micros(r.theirs)}`;
-      console.log(
-        `| ${r.pair} | ${r.mode} | ${fmt(median(r.ours.rates))} | ${fmt(median(r.theirs.rates))} | ${ratio} | ${server} | ${runs} |`,
+      const memory = await compare(
+        'in-process',
+        (s) => ourMemory.admit(s, UNLIMITED),
+        (s) => theirMemory.consume(s),
+        inFlight,
+        settings,
       );
+      rows.push(redis, memory);
+      for (const r of [redis, memory]) {
+        progress(`  ${r.pair}, ${r.inFlight} in flight: ours / theirs ${ratio(median(limiterRatios(r)))}`);
+      }
     }
+    return rows;
   } finally {
     for (const client of [ourClient, theirClient, admin]) client.disconnect();
-    await server.stop();
   }
 }
 
-await main();
+const PAIRS: Record<LimiterRow['pair'], string> = {
+  Redis: '`RedisRateLimiter` vs `RateLimiterRedis`',
+  'in-process': '`MemoryRateLimiter` vs `RateLimiterMemory`',
+};
+
+const micros = (s: Side): string => (s.micros.length === 0 ? '-' : median(s.micros).toFixed(1));
+
+/** The limiter section of bench/README.md. */
+export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSettings): string {
+  return [
+    '## Rate limiter: decisions per second against rate-limiter-flexible',
+    '',
+    'In the benchmark process, on the same redis-server as the HTTP section, with clients made alike by',
+    '`createRedisClient` (no offline queue; command timeout raised to 5 s for the benchmark). Each side admits',
+    'every request (limits far out of reach), over 1,000 subjects in turn: ours checks the ban and two sliding',
+    "windows and counts in both; rate-limiter-flexible's limiters count in one fixed window. The two sides",
+    `alternate, ${settings.rounds} round(s) of ${settings.seconds} s after a ${settings.warmupSeconds} s warm-up of each;`,
+    "the ratio is taken within each round, and the median quoted. The Redis server's own time per script",
+    'call comes from `INFO commandstats`, reset around each run: it bounds what one Redis core can decide per',
+    'second for all service processes together, and varies less than a client-side rate on a busy machine.',
+    '',
+    table(
+      [
+        'limiters',
+        'in flight',
+        'ours (decisions/s)',
+        'theirs (decisions/s)',
+        'ours / theirs',
+        'server µs per call, ours / theirs',
+        'ratio in each round',
+      ],
+      rows.map((r) => [
+        PAIRS[r.pair],
+        r.inFlight === 1 ? '1 (sequential)' : String(r.inFlight),
+        count(median(r.ours.rates)),
+        count(median(r.theirs.rates)),
+        `**${ratio(median(limiterRatios(r)))}**`,
+        `${micros(r.ours)} / ${micros(r.theirs)}`,
+        runs(limiterRatios(r), ratio),
+      ]),
+    ),
+  ].join('\n');
+}

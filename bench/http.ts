@@ -1,0 +1,235 @@
+import { createReadStream } from 'node:fs';
+import { copyFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { CONNECTIONS, type LoadRequest, type LoadRun, runLoad } from './load.js';
+import { preparePetstore, startBaseline, startService } from './petstore.js';
+import { type ServerProcess, stopAll } from './server-process.js';
+import { count, median, ms, ratio, runs, table } from './stats.js';
+
+export const LIST_PETS = 100;
+
+/** The requests of a GET load: the list, again and again. */
+export const LIST_REQUESTS: readonly LoadRequest[] = [{ method: 'GET', path: '/v1/inventory' }];
+
+/** The requests of a PATCH load: `spread` pets picked evenly from 1..pets, two quantities each. */
+export function patchRequests(pets: number, spread: number): LoadRequest[] {
+  return Array.from({ length: spread * 2 }, (_, i) => {
+    const pet = 1 + Math.floor(((i % spread) * pets) / spread);
+    return { method: 'PATCH', path: `/v1/inventory/${pet}`, body: `{"quantity":${1 + ((pet + i) % 50)}}` };
+  });
+}
+
+/** One round of a pair: the baseline, then the service, under the same load. */
+export interface PairRound {
+  readonly baseline: LoadRun;
+  readonly service: LoadRun;
+}
+
+export interface Scenario {
+  readonly request: 'GET /v1/inventory' | 'PATCH /v1/inventory/{petId}';
+  readonly limiter: 'in-process' | 'Redis';
+  readonly target: number;
+  readonly rounds: PairRound[];
+}
+
+export const roundRatio = (r: PairRound): number => r.service.rps / r.baseline.rps;
+
+/** The median of the rounds' own ratios: each round's service against the baseline measured beside it. */
+export const medianRatio = (s: { readonly rounds: readonly PairRound[] }): number => median(s.rounds.map(roundRatio));
+
+export interface LoadSettings {
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly warmupSeconds: number;
+}
+
+/** GETs the list with the key and returns its text, or throws on a status other than 200. */
+export async function fetchList(server: ServerProcess, key: string): Promise<string> {
+  const response = await fetch(`${server.url}/inventory`, { headers: { authorization: `Bearer ${key}` } });
+  const text = await response.text();
+  if (response.status !== 200)
+    throw new Error(`${server.name}: GET /v1/inventory answered ${response.status}: ${text}`);
+  return text;
+}
+
+/** Throws if the server logged a warning or worse, e.g. a Redis limiter that fell back to the in-process one. */
+export async function assertNoWarnings(server: ServerProcess, logFile: string): Promise<void> {
+  const lines = createInterface({ input: createReadStream(logFile), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    const level = /^\{"level":(\d+)/.exec(line)?.[1];
+    if (level !== undefined && Number(level) >= 40) throw new Error(`${server.name} logged a warning: ${line}`);
+  }
+}
+
+interface Pair {
+  readonly scenario: Scenario;
+  readonly service: ServerProcess;
+  readonly requests: readonly LoadRequest[];
+}
+
+/**
+ * Warms each server up with its load, then runs the rounds: in each, every pair runs its baseline and
+ * then its service, so that a pair's runs lie seconds apart and its rounds spread over the whole suite.
+ */
+export async function runPairs(
+  pairs: readonly Pair[],
+  baseline: ServerProcess,
+  key: string,
+  settings: LoadSettings,
+  progress: (line: string) => void,
+): Promise<void> {
+  const headers = { authorization: `Bearer ${key}` };
+  for (const pair of pairs) {
+    await runLoad(baseline, pair.requests, headers, settings.warmupSeconds);
+    await runLoad(pair.service, pair.requests, headers, settings.warmupSeconds);
+  }
+  for (let round = 1; round <= settings.rounds; round += 1) {
+    for (const { scenario, service, requests } of pairs) {
+      const base = await runLoad(baseline, requests, headers, settings.seconds);
+      const ours = await runLoad(service, requests, headers, settings.seconds);
+      scenario.rounds.push({ baseline: base, service: ours });
+      progress(
+        `  round ${round}: ${scenario.request}, ${scenario.limiter} limiter: ${count(ours.rps)} req/s, ` +
+          `baseline ${count(base.rps)} req/s, ratio ${ratio(ours.rps / base.rps)}`,
+      );
+    }
+  }
+}
+
+/**
+ * GET /v1/inventory (100 pets) and PATCH /v1/inventory/{petId} of the service, with the in-process and
+ * with the Redis limiter, each against the bare Koa baseline, under autocannon.
+ */
+export async function runHttpSuite(
+  dir: string,
+  redisUrl: string,
+  settings: LoadSettings,
+  progress: (line: string) => void,
+): Promise<Scenario[]> {
+  const logs = { memory: join(dir, 'service-in-process.log'), redis: join(dir, 'service-redis.log') };
+  const servers: ServerProcess[] = [];
+  try {
+    // One database, copied, so that both services hold the same pets and the same key.
+    const key = await preparePetstore(join(dir, 'http-in-process.db'), LIST_PETS);
+    await copyFile(join(dir, 'http-in-process.db'), join(dir, 'http-redis.db'));
+    const memory = await startService(
+      'service (in-process limiter)',
+      { db: join(dir, 'http-in-process.db') },
+      logs.memory,
+    );
+    servers.push(memory);
+    const redisDb = join(dir, 'http-redis.db');
+    const redis = await startService('service (Redis limiter)', { db: redisDb, redisUrl }, logs.redis);
+    servers.push(redis);
+    const body = await fetchList(memory, key);
+    if ((await fetchList(redis, key)) !== body) throw new Error('the two services listed different bytes');
+    const bodyFile = join(dir, 'inventory-100.json');
+    await writeFile(bodyFile, body);
+    const baseline = await startBaseline('bare Koa baseline', bodyFile, join(dir, 'baseline.log'));
+    servers.push(baseline);
+    if ((await fetchList(baseline, key)) !== body)
+      throw new Error('the baseline answered other bytes than the service');
+
+    const make = (request: Scenario['request'], limiter: Scenario['limiter'], target: number): Scenario => ({
+      request,
+      limiter,
+      target,
+      rounds: [],
+    });
+    const patches = patchRequests(LIST_PETS, LIST_PETS);
+    const pairs: Pair[] = [
+      { scenario: make('GET /v1/inventory', 'in-process', 0.8), service: memory, requests: LIST_REQUESTS },
+      { scenario: make('GET /v1/inventory', 'Redis', 0.6), service: redis, requests: LIST_REQUESTS },
+      { scenario: make('PATCH /v1/inventory/{petId}', 'in-process', 0.5), service: memory, requests: patches },
+      { scenario: make('PATCH /v1/inventory/{petId}', 'Redis', 0.5), service: redis, requests: patches },
+    ];
+    await runPairs(pairs, baseline, key, settings, progress);
+    await assertNoWarnings(memory, logs.memory);
+    await assertNoWarnings(redis, logs.redis);
+    return pairs.map((p) => p.scenario);
+  } finally {
+    await stopAll(servers);
+  }
+}
+
+/** A figure of both sides, service first: `12.5 / 3.0`; n/a where it could not be read. */
+function both(s: Scenario, pick: (run: LoadRun) => number | undefined, format: (n: number) => string): string {
+  const side = (which: 'service' | 'baseline'): string => {
+    const values = s.rounds.map((r) => pick(r[which])).filter((v): v is number => v !== undefined);
+    return values.length === 0 ? 'n/a' : format(median(values));
+  };
+  return `${side('service')} / ${side('baseline')}`;
+}
+
+/** Each round's baseline CPU a request over the service's: how much more work the service does, whatever the load. */
+const cpuRatios = (s: Scenario): number[] =>
+  s.rounds.flatMap((r) =>
+    r.service.cpuUsPerRequest === undefined || r.baseline.cpuUsPerRequest === undefined
+      ? []
+      : [r.baseline.cpuUsPerRequest / r.service.cpuUsPerRequest],
+  );
+
+/** The table of scenarios: medians of the rounds, and each round's own ratio to its baseline. */
+export function scenarioTable(scenarios: readonly Scenario[]): string {
+  const rows = scenarios.map((s) => {
+    const cpu = cpuRatios(s);
+    return [
+      s.request,
+      s.limiter,
+      both(s, (r) => r.rps, count),
+      `**${ratio(medianRatio(s))}**`,
+      `>= ${ratio(s.target)}`,
+      runs(s.rounds.map(roundRatio), ratio),
+      both(s, (r) => r.p50Ms, ms),
+      both(s, (r) => r.p99Ms, ms),
+      both(
+        s,
+        (r) => r.cpuUsPerRequest,
+        (n) => n.toFixed(0),
+      ),
+      cpu.length === 0 ? 'n/a' : ratio(median(cpu)),
+    ];
+  });
+  return table(
+    [
+      'request',
+      'limiter',
+      'req/s (service / baseline)',
+      'ratio',
+      'target',
+      'ratio in each round',
+      'p50 ms',
+      'p99 ms',
+      'server CPU µs a request',
+      'CPU ratio',
+    ],
+    rows,
+  );
+}
+
+/** The HTTP section of bench/README.md. */
+export function httpSection(scenarios: readonly Scenario[], settings: LoadSettings): string {
+  return [
+    '## HTTP: the service against a bare Koa app',
+    '',
+    `- Load: autocannon in the benchmark process, ${CONNECTIONS} connections to 127.0.0.1, ${settings.seconds} s a run,`,
+    `  after a ${settings.warmupSeconds} s warm-up of each server. ${settings.rounds} round(s); in each, every pair runs`,
+    '  baseline then service, the ratio is taken within the round, and the median of the rounds is quoted.',
+    '- Service: `node dist/main.js serve`, production, synchronous FULL, log level info (a line a request, to',
+    `  a file), ${LIST_PETS} pets, an enterprise key with limits out of reach (the limiter admits every request`,
+    '  and still does all of its work). With Redis, the command timeout is raised from 100 ms to 5 s: in trial',
+    '  runs a stall of this busy machine handed decisions to the in-process fallback. A server that logs any',
+    '  warning (such as that fallback) fails the run, as does any answer other than 2xx, error or timeout.',
+    '- Baseline (`bench/baseline-server.ts`): a bare Koa + @koa/router app. Its GET sends the bytes the service',
+    '  listed (checked equal); its PATCH reads the body with JSON.parse and answers the item in the',
+    "  service's shape. No key check, limiter, store or log.",
+    `- PATCH spreads over the ${LIST_PETS} pets, two quantities each.`,
+    '- Pairs of figures are service / baseline, medians of the rounds. "Server CPU µs a request" is the CPU',
+    '  time (user and system, /proc/<pid>/stat) the server process used in its run over the requests it',
+    '  answered; "CPU ratio" is the baseline\'s over the service\'s, within each round. Unlike req/s it does',
+    '  not shrink when other work takes the CPUs: it is the steadier measure of what a request costs.',
+    '',
+    scenarioTable(scenarios),
+  ].join('\n');
+}

@@ -1,0 +1,114 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
+import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
+import { systemClock } from '../src/adapters/system/system-clock.js';
+import type { NewPet } from '../src/application/ports/pet-catalog.js';
+import { IssueApiKey } from '../src/application/use-cases/issue-api-key.js';
+import { petId } from '../src/domain/pet-id.js';
+import { LIMIT_MAX, rateLimitPolicy } from '../src/domain/plan.js';
+import { quantity } from '../src/domain/quantity.js';
+import { type ServerProcess, startServer } from './server-process.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const MAIN = join(ROOT, 'dist', 'main.js');
+const BASELINE = join(import.meta.dirname, 'baseline-server.ts');
+
+/** Pet number i (from 0): ids 1..n, one in a hundred sold out, so every status rule has rows to work on. */
+export function benchPet(i: number): NewPet {
+  const stock = i % 100;
+  return {
+    id: petId(BigInt(i + 1)),
+    name: `pet ${i + 1}`,
+    quantity: quantity(stock),
+    status: stock === 0 ? 'sold' : 'available',
+  };
+}
+
+/** Compiles src/ to dist/, which the service runs from, as `npm start` does. */
+export function buildService(): void {
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const build = spawnSync(npm, ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
+}
+
+// Chunks keep the benchmark's own memory small while it writes a million pets.
+const ADD_CHUNK = 50_000;
+
+/**
+ * Creates the database file at `path` with pets 1..`pets` and one enterprise key whose limits are out of
+ * reach, so the limiter admits every benchmark request while still doing all of its work. Resolves to
+ * the key.
+ */
+export async function preparePetstore(path: string, pets: number): Promise<string> {
+  const storage = openSqliteStorage({ path });
+  try {
+    for (let from = 0; from < pets; from += ADD_CHUNK) {
+      const chunk = Array.from({ length: Math.min(ADD_CHUNK, pets - from) }, (_, i) => benchPet(from + i));
+      const added = await storage.pets.addAll(chunk);
+      if (!added.ok) throw new Error(`adding pets failed: ${added.error.message}`);
+    }
+    const crypto = new NodeKeyCrypto();
+    const issued = await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({
+      plan: 'enterprise',
+      limits: rateLimitPolicy(LIMIT_MAX, LIMIT_MAX),
+      label: 'bench',
+    });
+    return issued.key;
+  } finally {
+    storage.close();
+  }
+}
+
+/** This process's environment less whatever would change how a server child behaves. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const kept = Object.entries(process.env).filter(
+    ([name]) => !/^(PETSTORE_|REDIS_|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name),
+  );
+  return Object.fromEntries(kept);
+}
+
+export interface ServiceOptions {
+  readonly db: string;
+  /** Set: the Redis limiter; unset: the in-process one. */
+  readonly redisUrl?: string;
+  /** Set: run under `node --cpu-prof`, the profile written to this folder when the process exits. */
+  readonly profileDir?: string;
+}
+
+const profiling = (profileDir: string | undefined): string[] =>
+  profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+
+/**
+ * Runs the built service (`node dist/main.js serve`) on a free port of 127.0.0.1: production (nothing
+ * seeded), synchronous FULL, the default log level (one line per request, to a file).
+ */
+export function startService(name: string, options: ServiceOptions, logFile: string): Promise<ServerProcess> {
+  return startServer(
+    name,
+    [...profiling(options.profileDir), MAIN, 'serve'],
+    {
+      ...cleanEnv(),
+      HOST: '127.0.0.1',
+      PORT: '0',
+      PETSTORE_ENV: 'production',
+      PETSTORE_DB: options.db,
+      PETSTORE_SYNCHRONOUS: 'FULL',
+      LOG_LEVEL: 'info',
+      // A benchmark waits on purpose: with the default 100 ms a stall of this busy machine would hand
+      // decisions to the in-process fallback, and the figures would no longer be the Redis limiter's.
+      ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl, REDIS_COMMAND_TIMEOUT_MS: '5000' }),
+    },
+    logFile,
+  );
+}
+
+/** Runs the bare Koa baseline, answering GET /v1/inventory with the bytes in `bodyFile`. */
+export function startBaseline(
+  name: string,
+  bodyFile: string,
+  logFile: string,
+  profileDir?: string,
+): Promise<ServerProcess> {
+  return startServer(name, [...profiling(profileDir), '--import', 'tsx', BASELINE, bodyFile], cleanEnv(), logFile);
+}

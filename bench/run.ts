@@ -1,0 +1,129 @@
+/**
+ * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
+ * Usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite]
+ * - no option: every suite, full length, then bench/README.md is rewritten;
+ * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
+ * - --write: with --quick, rewrite bench/README.md all the same;
+ * - --only: the suites named, printed only (the README is written whole or not at all).
+ */
+import { rmSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRedisServer } from '../tests/support/redis-server.js';
+import { httpSection, runHttpSuite } from './http.js';
+import { limiterSection, runLimiterSuite } from './limiter.js';
+import { describeMachine, loadAverages } from './machine.js';
+import { buildService } from './petstore.js';
+import { profileSection, runProfileSuite } from './profile.js';
+import { type BenchResults, readme, targetsTable } from './report.js';
+import { runScaleSuite, scaleSection } from './scale.js';
+import { type BenchSettings, FULL, QUICK, SUITES, type Suite } from './settings.js';
+import { runSqliteSuite, sqliteSection } from './sqlite.js';
+
+const README = join(import.meta.dirname, 'README.md');
+const NOTES = join(import.meta.dirname, 'notes.md');
+const USAGE = 'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite]';
+
+interface Options {
+  readonly quick: boolean;
+  readonly write: boolean;
+  readonly suites: readonly Suite[];
+}
+
+const isSuite = (name: string): name is Suite => (SUITES as readonly string[]).includes(name);
+
+function parseOptions(argv: readonly string[]): Options {
+  let quick = false;
+  let write = false;
+  let only: Suite[] | undefined;
+  for (const arg of argv) {
+    if (arg === '--quick') quick = true;
+    else if (arg === '--write') write = true;
+    else if (arg.startsWith('--only=')) {
+      const names = arg.slice('--only='.length).split(',');
+      const unknown = names.filter((n) => !isSuite(n));
+      if (unknown.length > 0) throw new Error(`unknown suite ${unknown.join(', ')}; ${USAGE}`);
+      only = names.filter(isSuite);
+    } else throw new Error(`unknown option ${arg}; ${USAGE}`);
+  }
+  const suites = only ?? [...SUITES];
+  if (write && only !== undefined) throw new Error('--write needs every suite: the README is written whole');
+  return { quick, write: only === undefined && (write || !quick), suites };
+}
+
+const log = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+type Results = { -readonly [S in Suite]?: BenchResults[S] };
+
+/** Runs one suite into `results` and returns its section of the README. */
+async function runSuite(suite: Suite, settings: BenchSettings, dir: string, redisUrl: string, results: Results) {
+  switch (suite) {
+    case 'http':
+      results.http = await runHttpSuite(dir, redisUrl, settings.http, log);
+      return httpSection(results.http, settings.http);
+    case 'limiter':
+      results.limiter = await runLimiterSuite(redisUrl, settings.limiter, log);
+      return limiterSection(results.limiter, settings.limiter);
+    case 'scale':
+      results.scale = await runScaleSuite(dir, settings.scale, log);
+      return scaleSection(results.scale, settings.scale);
+    case 'profile':
+      results.profile = await runProfileSuite(dir, redisUrl, settings.profile, log);
+      return profileSection(results.profile, settings.profile);
+    case 'sqlite':
+      results.sqlite = await runSqliteSuite(dir, settings.sqlite, log);
+      return sqliteSection(results.sqlite);
+  }
+}
+
+async function runSuites(options: Options, settings: BenchSettings, dir: string, redisUrl: string): Promise<Results> {
+  const results: Results = {};
+  for (const suite of options.suites) {
+    const started = performance.now();
+    log(`\n== ${suite} ==`);
+    const markdown = await runSuite(suite, settings, dir, redisUrl, results);
+    log(`\n${markdown}\n\n(${suite}: ${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  return results;
+}
+
+const complete = (r: Results): r is BenchResults => SUITES.every((s) => r[s] !== undefined);
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const settings = options.quick ? QUICK : FULL;
+  const machine = describeMachine();
+  const started = performance.now();
+  log(`${machine.cpus} CPUs, ${machine.cpuModel}; node ${machine.node}; ${machine.redis}`);
+  log(`load average ${loadAverages(machine.loadBefore)}; commit ${machine.commit}`);
+  log('building the service (npm run --silent build)');
+  buildService();
+
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
+  // Ctrl-C: the servers die with this process (server-process.ts and redis-server.ts see to it); the files go here.
+  process.once('SIGINT', () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  });
+  const redis = await startRedisServer();
+  let results: Results;
+  try {
+    results = await runSuites(options, settings, dir, redis.url);
+  } finally {
+    await redis.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const minutes = (performance.now() - started) / 60_000;
+  if (complete(results)) log(`\n## Targets\n\n${targetsTable(results)}\n`);
+  log(`done in ${minutes.toFixed(1)} minutes`);
+  if (!options.write || !complete(results)) return;
+  const notes = await readFile(NOTES, 'utf8');
+  const text = readme({ machine, loadAfter: loadavg(), quick: options.quick, settings, results, minutes, notes });
+  await writeFile(README, text);
+  log(`wrote ${README}`);
+}
+
+await main();

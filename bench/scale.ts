@@ -1,0 +1,195 @@
+import { writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { fetchList, type LoadSettings, patchRequests, runPairs, type Scenario, scenarioTable } from './http.js';
+import { preparePetstore, startBaseline, startService } from './petstore.js';
+import { procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
+import { count, median, mib, ratio, runs, table } from './stats.js';
+
+/** The list at one size: its time to last byte, against the baseline sending the same bytes, and memory. */
+export interface ScaleRow {
+  readonly pets: number;
+  readonly bytes: number;
+  /** Seconds to the last byte, one client, in the order measured. */
+  readonly serviceSeconds: readonly number[];
+  readonly baselineSeconds: readonly number[];
+  /** The service's resident set once listening, before any request. */
+  readonly rssAtStartBytes: number | undefined;
+  /** The service's peak resident set (VmHWM) after every request, and the largest VmRSS sampled during them. */
+  readonly peakRssBytes: number | undefined;
+  readonly sampledRssBytes: number | undefined;
+}
+
+export interface ScaleSettings {
+  readonly sizes: readonly number[];
+  readonly repetitions: number;
+  /** PATCH throughput is measured with the largest size stored. */
+  readonly patch: LoadSettings;
+}
+
+export interface ScaleResult {
+  readonly rows: ScaleRow[];
+  readonly patch: Scenario & { readonly pets: number };
+}
+
+const RSS_SAMPLE_MS = 10;
+
+/** GETs the list and reads it to the end, keeping nothing; resolves to the seconds until the last byte. */
+function timeToLastByte(server: ServerProcess, key: string): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.url}/inventory`, { headers: { authorization: `Bearer ${key}` }, agent: false });
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) reject(new Error(`${server.name} answered ${res.statusCode}`));
+      res.on('data', () => {});
+      res.on('end', () => resolve((performance.now() - started) / 1000));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Times the list on the service while sampling its resident set; resolves to the seconds and the largest sample. */
+async function sampledTimeToLastByte(server: ServerProcess, key: string): Promise<{ seconds: number; rss: number }> {
+  let rss = 0;
+  const sample = (): void => {
+    rss = Math.max(rss, procStatusBytes(server.pid, 'VmRSS') ?? 0);
+  };
+  const timer = setInterval(sample, RSS_SAMPLE_MS);
+  try {
+    const seconds = await timeToLastByte(server, key);
+    sample();
+    return { seconds, rss };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function measureSize(
+  dir: string,
+  pets: number,
+  settings: ScaleSettings,
+  patch: ScaleResult['patch'] | undefined,
+  progress: (line: string) => void,
+): Promise<ScaleRow> {
+  const db = join(dir, `scale-${pets}.db`);
+  const key = await preparePetstore(db, pets);
+  const servers: ServerProcess[] = [];
+  try {
+    const service = await startService(`service (${pets} pets)`, { db }, join(dir, `scale-${pets}.log`));
+    servers.push(service);
+    const rssAtStartBytes = procStatusBytes(service.pid, 'VmRSS');
+    const body = await fetchList(service, key);
+    const bodyFile = join(dir, `inventory-${pets}.json`);
+    await writeFile(bodyFile, body);
+    const baseline = await startBaseline(`baseline (${pets} pets)`, bodyFile, join(dir, `baseline-${pets}.log`));
+    servers.push(baseline);
+    const serviceSeconds: number[] = [];
+    const baselineSeconds: number[] = [];
+    let sampled = 0;
+    for (let i = 0; i < settings.repetitions; i += 1) {
+      baselineSeconds.push(await timeToLastByte(baseline, key));
+      const { seconds, rss } = await sampledTimeToLastByte(service, key);
+      serviceSeconds.push(seconds);
+      sampled = Math.max(sampled, rss);
+    }
+    const row: ScaleRow = {
+      pets,
+      bytes: Buffer.byteLength(body),
+      serviceSeconds,
+      baselineSeconds,
+      rssAtStartBytes,
+      peakRssBytes: procStatusBytes(service.pid, 'VmHWM'),
+      sampledRssBytes: sampled === 0 ? undefined : sampled,
+    };
+    progress(`  ${pets} pets: ${serviceSeconds.map((s) => s.toFixed(3)).join(', ')} s to the last byte`);
+    if (patch !== undefined) {
+      const requests = patchRequests(pets, 1_000);
+      await runPairs([{ scenario: patch, service, requests }], baseline, key, settings.patch, progress);
+    }
+    return row;
+  } finally {
+    await stopAll(servers);
+  }
+}
+
+/**
+ * GET /v1/inventory with each number of pets stored: time to last byte for one client, alternating with
+ * the bare Koa baseline sending the same bytes from memory, and the service's resident set; then PATCH
+ * throughput with the largest number stored, against the baseline's PATCH.
+ */
+export async function runScaleSuite(
+  dir: string,
+  settings: ScaleSettings,
+  progress: (line: string) => void,
+): Promise<ScaleResult> {
+  const largest = Math.max(...settings.sizes);
+  const patch: ScaleResult['patch'] = {
+    request: 'PATCH /v1/inventory/{petId}',
+    limiter: 'in-process',
+    target: 0.5,
+    rounds: [],
+    pets: largest,
+  };
+  const rows: ScaleRow[] = [];
+  for (const pets of settings.sizes) {
+    rows.push(await measureSize(dir, pets, settings, pets === largest ? patch : undefined, progress));
+  }
+  return { rows, patch };
+}
+
+/** The peak RSS the 1,000,000-pet list must stay under. */
+export const PEAK_RSS_TARGET_BYTES = 200_000_000;
+
+const bytesOrNa = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${mib(bytes)} MiB`);
+
+/** The scale section of bench/README.md. */
+export function scaleSection(result: ScaleResult, settings: ScaleSettings): string {
+  const rows = result.rows.map((r) => {
+    const service = median(r.serviceSeconds);
+    const ratios = r.serviceSeconds.map((s, i) => s / (r.baselineSeconds[i] as number));
+    return [
+      count(r.pets),
+      `${(r.bytes / 2 ** 20).toFixed(1)} MiB`,
+      service.toFixed(3),
+      median(r.baselineSeconds).toFixed(3),
+      ratio(median(ratios)),
+      count(r.pets / service),
+      bytesOrNa(r.rssAtStartBytes),
+      `**${bytesOrNa(r.peakRssBytes)}**`,
+      bytesOrNa(r.sampledRssBytes),
+      runs(r.serviceSeconds, (s) => s.toFixed(3)),
+    ];
+  });
+  return [
+    '## Scale: the whole list, and updates among many pets',
+    '',
+    `GET /v1/inventory with each number of pets stored, one client, ${settings.repetitions} repetitions`,
+    "alternating with the bare Koa baseline sending the same bytes from memory (read from the service's own",
+    "answer), median. Peak RSS is the service process's VmHWM from /proc after all of its requests (start-up",
+    'included); the sampled figure is the largest VmRSS read every 10 ms while it was listing.',
+    '',
+    table(
+      [
+        'pets',
+        'body',
+        'service s to last byte',
+        'baseline s',
+        'service / baseline',
+        'pets/s',
+        'RSS at start',
+        'peak RSS (VmHWM)',
+        'largest sampled RSS',
+        'runs (s)',
+      ],
+      rows,
+    ),
+    '',
+    `PATCH /v1/inventory/{petId} with ${count(result.patch.pets)} pets stored (1,000 pets spread evenly over`,
+    `the ids, two quantities each), autocannon as in the HTTP section, ${settings.patch.seconds} s a run,`,
+    `${settings.patch.rounds} round(s), against the baseline's PATCH:`,
+    '',
+    scenarioTable([result.patch]),
+  ].join('\n');
+}

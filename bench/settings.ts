@@ -1,0 +1,39 @@
+import type { LoadSettings } from './http.js';
+import type { LimiterSettings } from './limiter.js';
+import type { ProfileSettings } from './profile.js';
+import type { ScaleSettings } from './scale.js';
+import type { SqliteSettings } from './sqlite.js';
+
+export const SUITES = ['http', 'limiter', 'scale', 'profile', 'sqlite'] as const;
+export type Suite = (typeof SUITES)[number];
+
+/** How long and how often each suite measures. */
+export interface BenchSettings {
+  readonly http: LoadSettings;
+  readonly limiter: LimiterSettings;
+  readonly scale: ScaleSettings;
+  readonly profile: ProfileSettings;
+  readonly sqlite: SqliteSettings;
+}
+
+/** `npm run bench`: what the issue asks for; about ten minutes on two cores. */
+export const FULL: BenchSettings = {
+  http: { seconds: 10, rounds: 3, warmupSeconds: 2 },
+  limiter: { seconds: 2, rounds: 3, warmupSeconds: 0.5 },
+  scale: {
+    sizes: [10_000, 100_000, 1_000_000],
+    repetitions: 5,
+    patch: { seconds: 10, rounds: 3, warmupSeconds: 2 },
+  },
+  profile: { seconds: 10, targets: ['baseline', 'in-process', 'Redis'] },
+  sqlite: { importPets: 1_000_000, importRounds: 3, updatePets: 10_000, updateSeconds: 3, updateRounds: 3 },
+};
+
+/** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
+export const QUICK: BenchSettings = {
+  http: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5 },
+  limiter: { seconds: 0.5, rounds: 1, warmupSeconds: 0.2 },
+  scale: { sizes: [10_000, 100_000], repetitions: 2, patch: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5 } },
+  profile: { seconds: 2, targets: ['in-process'] },
+  sqlite: { importPets: 100_000, importRounds: 1, updatePets: 10_000, updateSeconds: 1, updateRounds: 1 },
+};
