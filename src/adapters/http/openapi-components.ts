@@ -1,7 +1,7 @@
 import { ORDER_STATUSES } from '../../domain/order.js';
 import { PET_STATUSES } from '../../domain/pet-status.js';
 import { QUANTITY_MAX } from '../../domain/quantity.js';
-import { ERROR_CODES } from './error-table.js';
+import { ERROR_CODES, ERROR_STATUS } from './error-table.js';
 
 /** A JSON value: what the OpenAPI document is made of. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
@@ -16,6 +16,8 @@ const named = (what: string): JsonObject => ({
   required: ['id', 'name'],
   properties: { id: int64(`Id of the ${what}.`), name: { type: 'string' } },
 });
+
+const ERROR_STATUSES = [...new Set(Object.values(ERROR_STATUS))].sort((a, b) => a - b);
 
 /** The schemas, from the domain's own enums and limits so that the document cannot drift from them. */
 export const SCHEMAS: JsonObject = {
@@ -48,7 +50,7 @@ export const SCHEMAS: JsonObject = {
     properties: {
       code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code.' },
       message: { type: 'string', description: 'Human-readable description.' },
-      status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code.' },
+      status: { type: 'integer', enum: ERROR_STATUSES, description: 'The HTTP status code.' },
     },
   },
   Category: named('category'),

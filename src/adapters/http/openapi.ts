@@ -147,8 +147,8 @@ const getPetById: JsonObject = {
   tags: ['pet'],
   summary: 'Find a pet by id (deprecated)',
   description:
-    'Deprecated: answers with Deprecation, Sunset and Link headers, and with 410 gone from the Sunset date on. ' +
-    'Read stock levels with listInventory.',
+    `Deprecated: answers with Deprecation, Sunset and Link headers, and with ${statusOf('gone')} gone from the ` +
+    'Sunset date on. Read stock levels with listInventory.',
   deprecated: true,
   parameters: [PET_ID_PARAMETER],
   responses: {
@@ -214,9 +214,9 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
       description:
         'Stock levels of the pet store. Every operation but this document needs `Authorization: Bearer <key>`. ' +
         'Every response carries X-Request-Id and, under /v1, the rate-limit headers. Errors carry the Error body; ' +
-        'an unknown path answers 404 not_found, a known path under another method 405 method_not_allowed with ' +
-        `Allow. Requests without a valid key are limited per client address to ${free.perMinute} a minute and ` +
-        `${free.perDay} a day.`,
+        `an unknown path answers ${statusOf('not_found')} not_found, a known path under another method ` +
+        `${statusOf('method_not_allowed')} method_not_allowed with Allow. Requests without a valid key are ` +
+        `limited per client address to ${free.perMinute} a minute and ${free.perDay} a day.`,
     },
     servers: [
       { url: servers.production, description: 'production' },
