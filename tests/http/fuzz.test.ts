@@ -19,8 +19,14 @@ const segment = fc.oneof(
 
 // Paths near the real ones most of the time, so that the fuzz reaches the handlers and not only 404.
 const path = fc.oneof(
-  fc.tuple(fc.constantFrom('/v1/inventory/', '/v1/pets/'), segment).map(([base, id]) => base + id),
-  fc.constantFrom('/v1/inventory', '/v1/store/orders', '/v1/openapi.json', '/livez', '/readyz'),
+  {
+    arbitrary: fc.tuple(fc.constantFrom('/v1/inventory/', '/v1/pets/'), segment).map(([base, id]) => base + id),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.constantFrom('/v1/inventory', '/v1/store/orders', '/v1/openapi.json', '/livez', '/readyz'),
+    weight: 2,
+  },
   fc.array(segment, { maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
 );
 
@@ -44,7 +50,10 @@ const body = fc.oneof(
   fc.json(),
   fc.string(),
   fc.constantFrom('', '{"quantity":', '{"quantity":1,"quantity":2}'),
-  fc.integer({ min: 16_000, max: 17_000 }).map((size) => `{"quantity":1,"pad":"${'x'.repeat(size)}"}`),
+  {
+    arbitrary: fc.integer({ min: 16_000, max: 17_000 }).map((size) => `{"quantity":1,"pad":"${'x'.repeat(size)}"}`),
+    weight: 2,
+  },
 );
 
 function headers(keys: readonly string[]) {

@@ -204,7 +204,7 @@ describe('GET /v1/inventory streams a long list', () => {
       await (response.body as ReadableStream<Uint8Array>).getReader().read();
       leave.abort();
       await vi.waitFor(() =>
-        expect(fx.logLines.map((line) => line.msg)).toContain('the client left before the response ended'),
+        expect(fx.logLines.map((line) => line.msg)).toContain('the client left before the exchange ended'),
       );
       release();
       await listLeft;

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
@@ -201,5 +202,60 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
       } as RequestInit);
       expect(response.status).toBe(413);
     });
+  });
+});
+
+/** Sends the headers of a PATCH and part of its body, then closes the connection. */
+async function leaveMidBody(origin: string, authorization: string): Promise<void> {
+  const socket = connect(Number(new URL(origin).port), '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  socket.write(
+    `PATCH /v1/inventory/1 HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"quantity":',
+  );
+  socket.destroy();
+}
+
+const messages = (fx: HttpFixture): unknown[] => fx.logLines.map((line) => line.msg);
+
+describe('a body cut off by a client that left: the client’s failure, not the service’s', () => {
+  const expectLoggedAsClientFailure = (fx: HttpFixture): void => {
+    expect(fx.logLines.find((line) => line.msg === 'request')).toMatchObject({ status: 400 });
+    expect(fx.logLines.filter((line) => Number(line.level) >= 40)).toEqual([]);
+  };
+
+  it('while the service reads it', async () => {
+    const fx = await startHttpFixture();
+    try {
+      await fx.addPets(aPet(1));
+      await leaveMidBody(fx.origin, await fx.bearer('free'));
+      await vi.waitFor(() => expect(messages(fx)).toContain('request'));
+      await vi.waitFor(() => expect(messages(fx)).toContain('the client left before the exchange ended'));
+      expectLoggedAsClientFailure(fx);
+    } finally {
+      await fx.close();
+    }
+  });
+
+  it('before the service began to read it', async () => {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The limiter is held, so the body is read only once the client is known to have gone.
+    const fx = await startHttpFixture({
+      limiter: (memory) => ({ admit: async (subject, policy) => released.then(() => memory.admit(subject, policy)) }),
+    });
+    try {
+      await fx.addPets(aPet(1));
+      await leaveMidBody(fx.origin, await fx.bearer('free'));
+      await vi.waitFor(() => expect(messages(fx)).toContain('the client left before the exchange ended'));
+      release();
+      await vi.waitFor(() => expect(messages(fx)).toContain('request'));
+      expectLoggedAsClientFailure(fx);
+    } finally {
+      release();
+      await fx.close();
+    }
   });
 });

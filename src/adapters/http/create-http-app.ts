@@ -74,7 +74,9 @@ function checkOptions(options: HttpAppOptions, bodyLimitBytes: number): void {
   }
 }
 
-const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+// How Node reports a client that closed its connection early: mid-response, or mid-body (the parser
+// then meets the end of the stream inside a request).
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'HPE_INVALID_EOF_STATE']);
 
 const isClientGone = (err: unknown): boolean =>
   typeof err === 'object' && err !== null && 'code' in err && CLIENT_GONE.has(String(err.code));
@@ -93,13 +95,13 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   const app = new Koa<HttpState, RoutedContext>({ proxy: options.trustProxy, maxIpsCount: 1 });
   // Failures after the first byte (a store failing mid-list) cannot become an Error body any more:
   // the stream is destroyed with the connection, and the cause is logged here, never printed. A client
-  // that leaves mid-list is no failure of the service: one info line, however many errors it raises.
+  // that leaves early is no failure of the service: one info line, however many errors it raises.
   const reported = new WeakSet<object>();
   app.on('error', (err: unknown, ctx?: { state?: Partial<HttpState> }) => {
     if (ctx !== undefined && reported.has(ctx)) return;
     if (ctx !== undefined) reported.add(ctx);
     const requestId = ctx?.state?.requestId;
-    if (isClientGone(err)) logger.info({ requestId }, 'the client left before the response ended');
+    if (isClientGone(err)) logger.info({ requestId }, 'the client left before the exchange ended');
     else logger.error({ err, requestId }, 'response failed after it started');
   });
 

@@ -22,14 +22,17 @@ export interface ThrownProblem {
   readonly message: string;
 }
 
-// The `type` raw-body (under koa-bodyparser) gives the errors a client's body can cause. Mapping by type,
-// not by the library's status, keeps status numbers in the error table alone.
+const CUT_OFF: ThrownProblem = { code: 'invalid_body', message: 'the body was cut off before its end' };
+
+// The `type` raw-body (under koa-bodyparser) gives the errors a client's body can cause: too long, or
+// cut off by a client that left, while the body was read or before reading began (the body is read
+// once, so a stream that is no longer readable means the client went). Encodings and charsets never
+// reach it: json-body refuses them first. Mapping by type, not by the library's status, keeps status
+// numbers in the error table alone.
 const BODY_ERRORS: ReadonlyMap<string, ThrownProblem> = new Map<string, ThrownProblem>([
   ['entity.too.large', { code: 'payload_too_large', message: 'the body is larger than the service accepts' }],
-  ['request.size.invalid', { code: 'invalid_body', message: 'the body’s length does not match its Content-Length' }],
-  ['request.aborted', { code: 'invalid_body', message: 'the body was cut off before its end' }],
-  ['encoding.unsupported', { code: 'unsupported_media_type', message: 'the body’s encoding is not supported' }],
-  ['charset.unsupported', { code: 'unsupported_media_type', message: 'the body’s charset is not supported' }],
+  ['request.aborted', CUT_OFF],
+  ['stream.not.readable', CUT_OFF],
 ]);
 
 const UNAVAILABLE: ThrownProblem = {
