@@ -13,7 +13,7 @@ import {
 import { inventoryJsonBody } from './inventory-stream.js';
 import { jsonBodyOf, readJsonBody, requireJsonBody } from './json-body.js';
 import { itemJson } from './json-writer.js';
-import { parseInventoryQuery, parseInventoryUpdate, parsePetIdParam } from './request-schemas.js';
+import { type InventoryPage, parseInventoryQuery, parseInventoryUpdate, parsePetIdParam } from './request-schemas.js';
 
 /** The use cases of the inventory area. */
 export interface InventoryRouteDeps {
@@ -21,12 +21,12 @@ export interface InventoryRouteDeps {
   readonly updateStock: UpdateStock;
 }
 
-const NO_PAGING = {};
+const NO_PAGING: InventoryPage = {};
 
 function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
   return async (ctx) => {
     // Most calls carry no query: skip parsing it.
-    let page = NO_PAGING;
+    let page: InventoryPage = NO_PAGING;
     if (ctx.querystring !== '') {
       const parsed = parseInventoryQuery(ctx.query);
       if (!parsed.ok) return sendError(ctx, 'invalid_query', parsed.error);

@@ -57,11 +57,13 @@ const QuantityField = v.pipe(
   }),
 );
 
-const InventoryUpdate = v.strictObject({ quantity: QuantityField }, (issue) => {
-  if (issue.expected === 'never') return `the body has the unknown field ${issue.received}; it takes only quantity`;
-  if (issue.received === 'undefined') return 'quantity is required';
-  return 'the body must be a JSON object';
-});
+// Given an object (parseInventoryUpdate checks that first), the only issues left are a missing
+// quantity and an unknown field.
+const InventoryUpdate = v.strictObject({ quantity: QuantityField }, (issue) =>
+  issue.expected === 'never'
+    ? `the body has the unknown field ${issue.received}; it takes only quantity`
+    : 'quantity is required',
+);
 
 const isJsonObject = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
