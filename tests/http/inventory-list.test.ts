@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { InventoryQuery, InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
-import { type HttpFixture, startHttpFixture } from './support/http-fixture.js';
+import { gate, type HttpFixture, startHttpFixture } from './support/http-fixture.js';
 import { expectMatchesDocument } from './support/openapi-contract.js';
 
 const ENTERPRISE = { perMinute: 100_000, perDay: 1_000_000 };
@@ -132,12 +132,9 @@ describe('GET /v1/inventory streams a long list', () => {
   });
 
   it('sends the first chunks before the store has produced the rest', async () => {
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const hold = gate();
     const fx = await startHttpFixture({
-      inventory: (memory) => scriptedInventory(memory, { holdAtChunk: 2, release: released }),
+      inventory: (memory) => scriptedInventory(memory, { holdAtChunk: 2, release: hold.passed }),
     });
     try {
       await addMany(fx, 3_500);
@@ -150,7 +147,7 @@ describe('GET /v1/inventory streams a long list', () => {
       while (!received.includes('"petId":2000,')) received += decoder.decode((await reader.read()).value);
       expect(received.startsWith('[{"petId":1,')).toBe(true);
       expect(received).not.toContain('"petId":2001,');
-      release();
+      hold.open();
       for (let part = await reader.read(); !part.done; part = await reader.read())
         received += decoder.decode(part.value);
       expect((JSON.parse(received) as unknown[]).length).toBe(3_500);
@@ -162,7 +159,7 @@ describe('GET /v1/inventory streams a long list', () => {
         text: received,
       });
     } finally {
-      release();
+      hold.open();
       await fx.close();
     }
   });
@@ -183,16 +180,11 @@ describe('GET /v1/inventory streams a long list', () => {
   });
 
   it('stops reading the store when the client leaves mid-list, and logs it as no failure', async () => {
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let finished: () => void = () => {};
-    const listLeft = new Promise<void>((resolve) => {
-      finished = resolve;
-    });
+    const hold = gate();
+    const listLeft = gate();
     const fx = await startHttpFixture({
-      inventory: (memory) => scriptedInventory(memory, { holdAtChunk: 2, release: released, finished }),
+      inventory: (memory) =>
+        scriptedInventory(memory, { holdAtChunk: 2, release: hold.passed, finished: listLeft.open }),
     });
     try {
       await addMany(fx, 3_500);
@@ -206,12 +198,12 @@ describe('GET /v1/inventory streams a long list', () => {
       await vi.waitFor(() =>
         expect(fx.logLines.map((line) => line.msg)).toContain('the client left before the exchange ended'),
       );
-      release();
-      await listLeft;
+      hold.open();
+      await listLeft.passed;
       expect(fx.logLines.filter((line) => Number(line.level) >= 40)).toEqual([]);
       expect((await fx.call('/livez')).status).toBe(200);
     } finally {
-      release();
+      hold.open();
       await fx.close();
     }
   });

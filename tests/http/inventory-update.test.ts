@@ -4,7 +4,7 @@ import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
-import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
+import { type ApiResponse, gate, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const errorOf = (response: ApiResponse): { code: string; message: string } => JSON.parse(response.text);
 
@@ -238,23 +238,22 @@ describe('a body cut off by a client that left: the client’s failure, not the 
   });
 
   it('before the service began to read it', async () => {
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const hold = gate();
     // The limiter is held, so the body is read only once the client is known to have gone.
     const fx = await startHttpFixture({
-      limiter: (memory) => ({ admit: async (subject, policy) => released.then(() => memory.admit(subject, policy)) }),
+      limiter: (memory) => ({
+        admit: async (subject, policy) => hold.passed.then(() => memory.admit(subject, policy)),
+      }),
     });
     try {
       await fx.addPets(aPet(1));
       await leaveMidBody(fx.origin, await fx.bearer('free'));
       await vi.waitFor(() => expect(messages(fx)).toContain('the client left before the exchange ended'));
-      release();
+      hold.open();
       await vi.waitFor(() => expect(messages(fx)).toContain('request'));
       expectLoggedAsClientFailure(fx);
     } finally {
-      release();
+      hold.open();
       await fx.close();
     }
   });

@@ -143,6 +143,20 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
   };
 }
 
+/** A promise a test settles when it chooses: to hold a store or a limiter at a point, or to await one. */
+export interface Gate {
+  readonly passed: Promise<void>;
+  open(): void;
+}
+
+export function gate(): Gate {
+  let open: () => void = () => {};
+  const passed = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { passed, open: () => open() };
+}
+
 /** A well-formed key that no test ever issues. */
 export const UNKNOWN_KEY = `psk_${'A'.repeat(40)}`;
 
