@@ -6,6 +6,7 @@ import {
   admitRequest,
   decision,
   type RateLimitDecision,
+  retryAtMs,
   type SubjectState,
   type WindowReport,
 } from '../../domain/rate-limit.js';
@@ -28,7 +29,10 @@ declare module 'ioredis' {
       dayKey: string,
       strikesKey: string,
       banKey: string,
-      ...argv: string[]
+      nowMs: string,
+      minuteLimit: string,
+      dayLimit: string,
+      banPolicy: string,
     ): Result<unknown, Context>;
   }
 }
@@ -76,7 +80,8 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   private readonly keyPrefix: string;
   private readonly banPolicy: BanPolicy;
   private readonly bans: BanCache;
-  private readonly policyArgs: readonly string[];
+  /** The ban policy as the script reads it, written once: it is the same for every call. */
+  private readonly banPolicyArg: string;
   private readonly now: (() => number) | undefined;
 
   constructor(
@@ -90,7 +95,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     this.bans = new BanCache(options.banCacheSize ?? 10_000);
     this.now = options.now;
     const { strikes, strikeWindowMs, escalationWindowMs, durationsMs } = this.banPolicy;
-    this.policyArgs = [strikes, strikeWindowMs, escalationWindowMs, ...durationsMs].map(String);
+    this.banPolicyArg = [strikes, strikeWindowMs, escalationWindowMs, ...durationsMs].join(' ');
     // defineCommand sends EVALSHA and falls back to EVAL when the server lacks the script (after a restart).
     client.defineCommand('petstoreSlidingWindow', { numberOfKeys: 4, lua: SLIDING_WINDOW_SCRIPT });
   }
@@ -108,29 +113,26 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
       keys.strikes,
       keys.ban,
       this.now === undefined ? '' : String(this.now()),
-      ...windowArgs(policy.perMinute, MINUTE_WINDOW),
-      ...windowArgs(policy.perDay, DAY_WINDOW),
-      ...this.policyArgs,
+      String(policy.perMinute),
+      String(policy.perDay),
+      this.banPolicyArg,
     );
-    const figures = list(reply);
-    const code = num(figures[0]);
-    const nowMs = num(figures[1]);
+    const figures = integers(reply);
+    const [code, nowMs] = figures;
     if (code === BANNED) {
-      const state = bannedState(num(figures[2]), list(figures[3]), list(figures[4]));
+      const state = bannedState(figures);
       this.bans.remember(subject, state, nowMs - this.localNow());
       // While banned, the domain only expires buckets and reports: the same answer the cache gives later.
       return admitRequest(state, policy, this.banPolicy, nowMs);
     }
+    if (!isDecided(figures)) throw new Error('the rate-limit script answered a list of the wrong length');
     const windows = [
-      report(MINUTE_WINDOW, policy.perMinute, num(figures[2]), num(figures[3])),
-      report(DAY_WINDOW, policy.perDay, num(figures[4]), num(figures[5])),
+      report(MINUTE_WINDOW, policy.perMinute, figures[2], figures[3]),
+      report(DAY_WINDOW, policy.perDay, figures[4], figures[5]),
     ];
     if (code === ADMITTED) return decision('admitted', windows, nowMs, 0);
     if (code !== RATE_LIMITED) throw new Error(`the rate-limit script answered an unknown code ${code}`);
-    // As in the domain: a full window admits again once enough old buckets leave it; the later one rules.
-    let retryAtMs = nowMs;
-    for (const w of windows) if (w.remaining === 0) retryAtMs = Math.max(retryAtMs, w.resetAtMs);
-    return decision('rate_limited', windows, nowMs, retryAtMs - nowMs);
+    return decision('rate_limited', windows, nowMs, retryAtMs(windows, nowMs) - nowMs);
   }
 
   /** The answer for a subject whose ban is held in process, with no round trip; else undefined. */
@@ -149,9 +151,6 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   }
 }
 
-const windowArgs = (limit: number, spec: WindowSpec): string[] =>
-  [limit, spec.bucketMs, spec.windowMs / spec.bucketMs].map(String);
-
 const report = (spec: WindowSpec, limit: number, remaining: number, resetAtMs: number): WindowReport => ({
   name: spec.name,
   windowSeconds: spec.windowMs / 1000,
@@ -160,20 +159,38 @@ const report = (spec: WindowSpec, limit: number, remaining: number, resetAtMs: n
   resetAtMs,
 });
 
-/** A banned subject's state as the script reported it: the ban's end and both windows' buckets. */
-const bannedState = (untilMs: number, minute: readonly unknown[], day: readonly unknown[]): SubjectState => ({
-  minute: counter(minute),
-  day: counter(day),
-  ban: { ...newBanState(), bannedUntilMs: untilMs },
-});
+/** A reply of the script: a code, the server's time, then what the code tells. */
+type Figures = readonly [code: number, nowMs: number, ...rest: number[]];
 
-/** A window counter from a flat {bucket, count, ...} list, oldest first. */
-function counter(flat: readonly unknown[]): WindowCounter {
-  if (flat.length % 2 !== 0) throw new Error('the rate-limit script answered an odd bucket list');
+/** {code, now, minute remaining, minute reset ms, day remaining, day reset ms}: an admission or refusal. */
+type Decided = readonly [number, number, number, number, number, number];
+
+const isDecided = (figures: Figures): figures is Decided => figures.length === 6;
+
+/**
+ * A banned subject's state from the script's reply {code, now, until, n, then n minute buckets, then the
+ * day buckets}, each bucket as bucket, count, oldest first.
+ */
+function bannedState(figures: Figures): SubjectState {
+  const [, , untilMs, minuteBuckets] = figures;
+  if (untilMs === undefined || minuteBuckets === undefined) throw new Error('the rate-limit script answered no ban');
+  const minuteEnd = 4 + 2 * minuteBuckets;
+  if (minuteEnd > figures.length || (figures.length - minuteEnd) % 2 !== 0) {
+    throw new Error('the rate-limit script answered a malformed bucket list');
+  }
+  return {
+    minute: counter(figures, 4, minuteEnd),
+    day: counter(figures, minuteEnd, figures.length),
+    ban: { ...newBanState(), bannedUntilMs: untilMs },
+  };
+}
+
+/** A window counter from the bucket, count pairs of `figures` from `start` to `end` (checked in range). */
+function counter(figures: Figures, start: number, end: number): WindowCounter {
   const out = newWindowCounter();
-  for (let i = 0; i < flat.length; i += 2) {
-    const bucket = num(flat[i]);
-    const count = num(flat[i + 1]);
+  for (let i = start; i < end; i += 2) {
+    const bucket = figures[i] as number;
+    const count = figures[i + 1] as number;
     out.buckets.set(bucket, count);
     out.total += count;
     out.newest = bucket;
@@ -181,13 +198,11 @@ function counter(flat: readonly unknown[]): WindowCounter {
   return out;
 }
 
-// The script's reply is checked as it is read: a malformed one is a bug or a foreign script, and throws.
-function list(value: unknown): readonly unknown[] {
-  if (Array.isArray(value)) return value;
-  throw new Error('the rate-limit script answered something other than a list');
-}
-
-function num(value: unknown): number {
-  if (typeof value === 'number') return value;
-  throw new Error('the rate-limit script answered something other than a number');
+/** The script's reply, checked as it is read: a malformed one is a bug or a foreign script, and throws. */
+function integers(reply: unknown): Figures {
+  if (!Array.isArray(reply) || reply.length < 2) throw new Error('the rate-limit script answered no list of figures');
+  for (const figure of reply) {
+    if (typeof figure !== 'number') throw new Error('the rate-limit script answered something other than a number');
+  }
+  return reply as unknown as Figures;
 }
