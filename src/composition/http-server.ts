@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { clientErrorResponse } from '../adapters/http/client-error.js';
 
 /** The listening server's lifecycle: readiness, and a drain that lets in-flight requests finish. */
 export interface RunningServer {
@@ -38,6 +39,11 @@ export async function listen(
     res.once('finish', () => {
       if (draining) setImmediate(() => server.closeIdleConnections());
     });
+  });
+  server.on('clientError', (error: Error & { code?: string }, socket) => {
+    const response = socket.writable ? clientErrorResponse(error) : undefined;
+    if (response === undefined) socket.destroy();
+    else socket.end(response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

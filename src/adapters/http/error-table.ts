@@ -2,6 +2,9 @@ import type { DomainErrorCode } from '../../domain/errors.js';
 
 /** The codes only the HTTP edge produces: routing, media type, size, deprecation and server failures. */
 export type HttpOnlyErrorCode =
+  | 'bad_request'
+  | 'request_timeout'
+  | 'header_fields_too_large'
   | 'invalid_body'
   | 'invalid_query'
   | 'not_found'
@@ -20,6 +23,7 @@ export type ErrorCode = DomainErrorCode | HttpOnlyErrorCode;
  * compile until it has a status here.
  */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
+  bad_request: 400,
   invalid_body: 400,
   invalid_query: 400,
   invalid_pet_id: 400,
@@ -29,11 +33,13 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   key_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   duplicate_pet: 409,
   duplicate_order: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  header_fields_too_large: 431,
   rate_limited: 429,
   key_banned: 429,
   internal_error: 500,
