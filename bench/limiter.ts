@@ -20,8 +20,15 @@ const IN_FLIGHT = 50;
 const SUBJECTS = Array.from({ length: 1_000 }, (_, i) => `key:${i}`);
 const UNLIMITED = rateLimitPolicy(LIMIT_MAX, LIMIT_MAX);
 
+interface Measured {
+  readonly rate: number;
+  /** CPU time, user and system, this process spent a decision: the client's side of it. */
+  readonly clientCpuUs: number;
+  readonly decisions: number;
+}
+
 /** Decisions per second of `decide` with `inFlight` workers, each awaiting its decision before the next. */
-async function measure(decide: Decide, inFlight: number, seconds: number): Promise<number> {
+async function measure(decide: Decide, inFlight: number, seconds: number): Promise<Measured> {
   const endAt = performance.now() + seconds * 1_000;
   let done = 0;
   const worker = async (offset: number): Promise<void> => {
@@ -30,9 +37,22 @@ async function measure(decide: Decide, inFlight: number, seconds: number): Promi
       done += 1;
     }
   };
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(Array.from({ length: inFlight }, (_, offset) => worker(offset)));
-  return done / ((performance.now() - started) / 1_000);
+  const used = process.cpuUsage(cpu);
+  return {
+    rate: done / ((performance.now() - started) / 1_000),
+    clientCpuUs: (used.user + used.system) / done,
+    decisions: done,
+  };
+}
+
+/** The CPU seconds, user and system, the Redis server has used since it started (INFO cpu). */
+async function serverCpuSeconds(admin: Redis): Promise<number> {
+  const info = await admin.info('cpu');
+  const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  return field('used_cpu_user') + field('used_cpu_sys');
 }
 
 /** Microseconds the server spent per EVALSHA since the last reset, then resets the statistics. */
@@ -45,8 +65,11 @@ async function scriptMicros(admin: Redis): Promise<number> {
 interface Side {
   readonly decide: Decide;
   readonly rates: number[];
-  /** The Redis server's own time per script call in each run; empty for the in-process pair. */
+  readonly clientCpuUs: number[];
+  /** The Redis server's own time per script call in each run (commandstats); empty for the in-process pair. */
   readonly micros: number[];
+  /** The Redis server's CPU time per decision, networking included (INFO cpu); empty for the in-process pair. */
+  readonly serverCpuUs: number[];
 }
 
 export interface LimiterRow {
@@ -65,14 +88,20 @@ async function compare(
   settings: LimiterSettings,
   admin?: Redis,
 ): Promise<LimiterRow> {
-  const side = (decide: Decide): Side => ({ decide, rates: [], micros: [] });
+  const side = (decide: Decide): Side => ({ decide, rates: [], clientCpuUs: [], micros: [], serverCpuUs: [] });
   const row: LimiterRow = { pair, inFlight, ours: side(ours), theirs: side(theirs) };
   for (const s of [row.ours, row.theirs]) await measure(s.decide, inFlight, settings.warmupSeconds);
   for (let round = 0; round < settings.rounds; round += 1) {
     for (const s of [row.ours, row.theirs]) {
       if (admin !== undefined) await scriptMicros(admin);
-      s.rates.push(await measure(s.decide, inFlight, settings.seconds));
-      if (admin !== undefined) s.micros.push(await scriptMicros(admin));
+      const serverCpu = admin === undefined ? 0 : await serverCpuSeconds(admin);
+      const run = await measure(s.decide, inFlight, settings.seconds);
+      s.rates.push(run.rate);
+      s.clientCpuUs.push(run.clientCpuUs);
+      if (admin !== undefined) {
+        s.serverCpuUs.push((((await serverCpuSeconds(admin)) - serverCpu) * 1e6) / run.decisions);
+        s.micros.push(await scriptMicros(admin));
+      }
     }
   }
   return row;
@@ -138,7 +167,10 @@ const PAIRS: Record<LimiterRow['pair'], string> = {
   'in-process': '`MemoryRateLimiter` vs `RateLimiterMemory`',
 };
 
-const micros = (s: Side): string => (s.micros.length === 0 ? '-' : median(s.micros).toFixed(1));
+const micros = (values: readonly number[]): string => (values.length === 0 ? '-' : median(values).toFixed(1));
+
+const pair = (row: LimiterRow, pick: (s: Side) => readonly number[]): string =>
+  `${micros(pick(row.ours))} / ${micros(pick(row.theirs))}`;
 
 /** The limiter section of bench/README.md. */
 export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSettings): string {
@@ -150,9 +182,12 @@ export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSet
     'every request (limits far out of reach), over 1,000 subjects in turn: ours checks the ban and two sliding',
     "windows and counts in both; rate-limiter-flexible's limiters count in one fixed window. The two sides",
     `alternate, ${settings.rounds} round(s) of ${settings.seconds} s after a ${settings.warmupSeconds} s warm-up of each;`,
-    "the ratio is taken within each round, and the median quoted. The Redis server's own time per script",
-    'call comes from `INFO commandstats`, reset around each run: it bounds what one Redis core can decide per',
-    'second for all service processes together, and varies less than a client-side rate on a busy machine.',
+    'the ratio is taken within each round, and the median quoted. Pairs of figures are ours / theirs, medians.',
+    'The CPU figures vary less than the rates on a busy machine: "client CPU" is what this process spent a',
+    'decision (`process.cpuUsage`), "Redis CPU" what redis-server spent a decision, networking included',
+    '(`INFO cpu`), and "Redis script" its time inside each EVALSHA (`INFO commandstats`, reset around each',
+    'run; both Redis limiters decide in one Lua script: theirs is SET NX, INCRBY, PTTL). Redis CPU bounds',
+    'what one Redis core can decide a second for all service processes together.',
     '',
     table(
       [
@@ -161,8 +196,10 @@ export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSet
         'ours (decisions/s)',
         'theirs (decisions/s)',
         'ours / theirs',
-        'server µs per call, ours / theirs',
         'ratio in each round',
+        'client CPU µs a decision',
+        'Redis CPU µs a decision',
+        'Redis script µs a call',
       ],
       rows.map((r) => [
         PAIRS[r.pair],
@@ -170,8 +207,10 @@ export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSet
         count(median(r.ours.rates)),
         count(median(r.theirs.rates)),
         `**${ratio(median(limiterRatios(r)))}**`,
-        `${micros(r.ours)} / ${micros(r.theirs)}`,
         runs(limiterRatios(r), ratio),
+        pair(r, (s) => s.clientCpuUs),
+        pair(r, (s) => s.serverCpuUs),
+        pair(r, (s) => s.micros),
       ]),
     ),
   ].join('\n');
