@@ -16,6 +16,7 @@ export interface Config {
   readonly rateLimitFailure: 'open' | 'closed';
   readonly ban: { readonly strikes: number; readonly strikeWindowMs: number; readonly durationsMs: readonly number[] };
   readonly sunsetAt: Date;
+  readonly deprecatedAt: Date;
   readonly servers: { readonly production: string; readonly staging: string };
   readonly trustProxy: boolean;
   readonly drainTimeoutMs: number;
@@ -69,6 +70,7 @@ const EnvSchema = v.object({
   PETSTORE_BAN_STRIKE_WINDOW_SECONDS: v.optional(integer(1, 86_400), '60'),
   PETSTORE_BAN_DURATIONS_SECONDS: v.optional(durations, '300,900,3600'),
   PETSTORE_PETS_SUNSET: v.optional(httpDate, '2027-06-30T00:00:00Z'),
+  PETSTORE_PETS_DEPRECATED_AT: v.optional(httpDate, '2026-01-01T00:00:00Z'),
   PETSTORE_BASE_URL: v.optional(baseUrl),
   PETSTORE_STAGING_BASE_URL: v.optional(baseUrl),
   PETSTORE_TRUST_PROXY: v.optional(v.picklist(['true', 'false']), 'false'),
@@ -93,6 +95,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     throw new ConfigError(`${name}=${JSON.stringify(present[name] ?? '')}: ${issue.message}`);
   }
   const e = parsed.output;
+  if (e.PETSTORE_PETS_DEPRECATED_AT > e.PETSTORE_PETS_SUNSET) {
+    throw new ConfigError('PETSTORE_PETS_DEPRECATED_AT: must not be later than PETSTORE_PETS_SUNSET');
+  }
   const local = `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}/v1`;
   return {
     env: e.PETSTORE_ENV,
@@ -109,6 +114,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       durationsMs: e.PETSTORE_BAN_DURATIONS_SECONDS,
     },
     sunsetAt: e.PETSTORE_PETS_SUNSET,
+    deprecatedAt: e.PETSTORE_PETS_DEPRECATED_AT,
     servers: {
       production: e.PETSTORE_BASE_URL ?? local,
       staging: e.PETSTORE_STAGING_BASE_URL ?? e.PETSTORE_BASE_URL ?? local,

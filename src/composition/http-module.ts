@@ -13,8 +13,8 @@ export interface Readiness {
 }
 
 /**
- * The Koa app over the core. /readyz is ready only while `readiness.ready` holds and every bound
- * health check (Redis, when used) passes.
+ * The Koa app over the core. /readyz is ready only while `readiness.ready` holds and every critical
+ * health check passes; it reports every check (Redis, when used), critical or not.
  */
 export const httpModule = (config: Config, readiness: Readiness, checks: () => readonly HealthCheck[]) =>
   new ContainerModule((options) => {
@@ -23,8 +23,14 @@ export const httpModule = (config: Config, readiness: Readiness, checks: () => r
         ...core,
         clock,
         logger,
-        readiness: () => readiness.ready && checks().every((c) => c.healthy()),
-        options: { sunsetAt: config.sunsetAt, servers: config.servers, trustProxy: config.trustProxy },
+        readiness: () => readiness.ready && checks().every((c) => !c.critical || c.healthy()),
+        healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),
+        options: {
+          sunsetAt: config.sunsetAt,
+          deprecatedAt: config.deprecatedAt,
+          servers: config.servers,
+          trustProxy: config.trustProxy,
+        },
       }),
     );
   });

@@ -40,10 +40,13 @@ export const redisLimiterModule = (config: Config & { readonly redisUrl: string 
     bindResolved(
       options,
       TOKENS.healthChecks,
-      [FAILOVER],
-      (limiter): HealthCheck => ({
+      [FAILOVER, REDIS],
+      (limiter, client): HealthCheck => ({
         name: 'redis',
-        healthy: () => config.rateLimitFailure === 'open' || limiter.healthy(),
+        // Connected, and no recent command failed: the circuit alone looks healthy before the first call.
+        healthy: () => client.status === 'ready' && limiter.healthy(),
+        // Fail-open serves through an outage, so it must not take every instance out of rotation at once.
+        critical: config.rateLimitFailure === 'closed',
       }),
     );
     bindResolved(

@@ -50,6 +50,8 @@ export interface Closeable {
 export interface HealthCheck {
   readonly name: string;
   healthy(): boolean;
+  /** Whether the process is unready while this check fails; otherwise it is only reported. */
+  readonly critical: boolean;
 }
 
 export const TOKENS = {

@@ -66,6 +66,13 @@ describe.skipIf(!hasRedisServer)('two service processes sharing one Redis', () =
 
   const count = (statuses: number[], status: number): number => statuses.filter((s) => s === status).length;
 
+  it('report Redis up in /readyz', async () => {
+    for (const instance of [a, b]) {
+      const ready = await fetch(`${instance.url}/readyz`);
+      expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: 'up' } });
+    }
+  });
+
   it('admit exactly 60 of 100 concurrent requests of one free key spread over both', async () => {
     const statuses = await race((keys[0] as IssuedKey).key);
     expect(count(statuses, 200)).toBe(60);

@@ -55,15 +55,25 @@ describe('a service whose Redis is unreachable', () => {
     const res = await list(s);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('59');
-    expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+    const ready = await fetch(`${s.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: 'down' } });
   });
 
   it('fails closed when configured: 503 unavailable with the Error body, and not ready', async () => {
     const s = await start('closed');
+    // Not ready from the start, before any request has failed.
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(503);
     const res = await list(s);
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await res.json()).toEqual({ code: 'unavailable', message: expect.any(String), status: 503 });
-    expect((await fetch(`${s.url}/readyz`)).status).toBe(503);
+    const ready = await fetch(`${s.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({
+      code: 'unavailable',
+      message: expect.stringContaining('redis down'),
+      status: 503,
+    });
   });
 });

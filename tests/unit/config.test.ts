@@ -46,6 +46,13 @@ describe('configuration from the environment', () => {
       trustProxy: true,
     });
     expect(c.sunsetAt.toISOString()).toBe('2027-06-30T00:00:00.000Z');
+    expect(c.deprecatedAt.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+  });
+
+  it('refuses a deprecation later than the sunset', () => {
+    expect(() => readConfig({ PETSTORE_PETS_DEPRECATED_AT: '2028-01-01T00:00:00Z' })).toThrow(
+      /^PETSTORE_PETS_DEPRECATED_AT: must not be later than PETSTORE_PETS_SUNSET$/,
+    );
   });
 
   it('treats an empty variable as unset', () => {

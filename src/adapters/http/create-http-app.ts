@@ -19,6 +19,8 @@ import { addPetRoutes } from './pet-routes.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
+const noChecks = (): Readonly<Record<string, boolean>> => ({});
+
 /** When getPetById is taken to have been deprecated, unless configured: the release of interface 1.0.0. */
 export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
 
@@ -54,6 +56,8 @@ export interface HttpAppDeps {
   readonly logger?: Logger;
   /** False while the service starts or drains: /readyz answers 503 then. */
   readonly readiness: () => boolean;
+  /** What /readyz reports of the parts that can be down (e.g. `{ redis: true }`); none when absent. */
+  readonly healthChecks?: () => Readonly<Record<string, boolean>>;
   readonly options: HttpAppOptions;
 }
 
@@ -108,7 +112,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   // Case-sensitive and strict, so that /V1/inventory or /v1/inventory/ cannot reach a route by a
   // spelling the guard does not check.
   const router = new Router<HttpState, RoutedContext>({ sensitive: true, strict: true });
-  addServiceRoutes(router, deps.readiness, openApiJson);
+  addServiceRoutes(router, deps.readiness, deps.healthChecks ?? noChecks, openApiJson);
   addInventoryRoutes(router, deps, bodyLimitBytes);
   addPetRoutes(router, deps, {
     deprecatedAt: options.deprecatedAt ?? DEFAULT_DEPRECATED_AT,
