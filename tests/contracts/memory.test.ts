@@ -1,9 +1,6 @@
-import { MemoryApiKeyStore } from '../../src/adapters/memory/memory-api-key-store.js';
-import { MemoryInventoryRepository } from '../../src/adapters/memory/memory-inventory-repository.js';
-import { MemoryOrderBook } from '../../src/adapters/memory/memory-order-book.js';
-import { MemoryPetCatalog } from '../../src/adapters/memory/memory-pet-catalog.js';
+import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
-import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
@@ -11,18 +8,10 @@ import { describePetCatalogContract } from './pet-catalog.contract.js';
 import { describeRateLimiterContract } from './rate-limiter.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 
-const makeMemory: MakeStorage = async () => {
-  const store = new MemoryStore();
-  const inventory = new MemoryInventoryRepository(store);
-  return {
-    inventory,
-    changes: inventory,
-    pets: new MemoryPetCatalog(store),
-    orders: new MemoryOrderBook(store),
-    keys: new MemoryApiKeyStore(store),
-    close: async () => {},
-  };
-};
+const makeMemory: MakeStorage = async () => ({
+  ...createMemoryAdapters(new ManualClock()),
+  close: async () => {},
+});
 
 describeInventoryRepositoryContract('memory', makeMemory);
 describePetCatalogContract('memory', makeMemory);
