@@ -23,8 +23,11 @@ import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** The sliding-window script of sliding-window-script.ts, registered by RedisRateLimiter. */
-    petstoreSlidingWindow(
+    /**
+     * The sliding-window script of sliding-window-script.ts, registered by RedisRateLimiter; called in its
+     * Buffer form, as its reply is packed binary.
+     */
+    petstoreSlidingWindowBuffer(
       minuteKey: string,
       dayKey: string,
       strikesKey: string,
@@ -33,7 +36,7 @@ declare module 'ioredis' {
       minuteLimit: string,
       dayLimit: string,
       banPolicy: string,
-    ): Result<unknown, Context>;
+    ): Result<Buffer, Context>;
   }
 }
 
@@ -107,7 +110,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     if (known !== undefined) return known;
 
     const keys = rateLimitKeys(subject, this.keyPrefix);
-    const reply = await this.client.petstoreSlidingWindow(
+    const reply = await this.client.petstoreSlidingWindowBuffer(
       keys.minute,
       keys.day,
       keys.strikes,
@@ -117,18 +120,19 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
       String(policy.perDay),
       this.banPolicyArg,
     );
-    const figures = integers(reply);
-    const [code, nowMs] = figures;
+    const figures = figuresOf(reply);
+    const code = figure(reply, 0);
+    const nowMs = figure(reply, 1);
     if (code === BANNED) {
-      const state = bannedState(figures);
+      const state = bannedState(reply, figures);
       this.bans.remember(subject, state, nowMs - this.localNow());
       // While banned, the domain only expires buckets and reports: the same answer the cache gives later.
       return admitRequest(state, policy, this.banPolicy, nowMs);
     }
-    if (!isDecided(figures)) throw new Error('the rate-limit script answered a list of the wrong length');
+    if (figures !== 6) throw new Error('the rate-limit script answered the wrong number of figures');
     const windows = [
-      report(MINUTE_WINDOW, policy.perMinute, figures[2], figures[3]),
-      report(DAY_WINDOW, policy.perDay, figures[4], figures[5]),
+      report(MINUTE_WINDOW, policy.perMinute, figure(reply, 2), figure(reply, 3)),
+      report(DAY_WINDOW, policy.perDay, figure(reply, 4), figure(reply, 5)),
     ];
     if (code === ADMITTED) return decision('admitted', windows, nowMs, 0);
     if (code !== RATE_LIMITED) throw new Error(`the rate-limit script answered an unknown code ${code}`);
@@ -159,50 +163,44 @@ const report = (spec: WindowSpec, limit: number, remaining: number, resetAtMs: n
   resetAtMs,
 });
 
-/** A reply of the script: a code, the server's time, then what the code tells. */
-type Figures = readonly [code: number, nowMs: number, ...rest: number[]];
+/**
+ * How many figures the script's reply packs (little-endian doubles, see sliding-window-script.ts), with
+ * at least a code and the server's time. A malformed reply is a bug or a foreign script, and throws.
+ */
+function figuresOf(reply: Buffer): number {
+  if (reply.length < 16 || reply.length % 8 !== 0) throw new Error('the rate-limit script answered no packed figures');
+  return reply.length / 8;
+}
 
-/** {code, now, minute remaining, minute reset ms, day remaining, day reset ms}: an admission or refusal. */
-type Decided = readonly [number, number, number, number, number, number];
-
-const isDecided = (figures: Figures): figures is Decided => figures.length === 6;
+/** The `index`th figure of the script's reply. */
+const figure = (reply: Buffer, index: number): number => reply.readDoubleLE(8 * index);
 
 /**
  * A banned subject's state from the script's reply {code, now, until, n, then n minute buckets, then the
  * day buckets}, each bucket as bucket, count, oldest first.
  */
-function bannedState(figures: Figures): SubjectState {
-  const [, , untilMs, minuteBuckets] = figures;
-  if (untilMs === undefined || minuteBuckets === undefined) throw new Error('the rate-limit script answered no ban');
-  const minuteEnd = 4 + 2 * minuteBuckets;
-  if (minuteEnd > figures.length || (figures.length - minuteEnd) % 2 !== 0) {
+function bannedState(reply: Buffer, figures: number): SubjectState {
+  if (figures < 4) throw new Error('the rate-limit script answered a ban without its buckets');
+  const minuteEnd = 4 + 2 * figure(reply, 3);
+  if (minuteEnd > figures || (figures - minuteEnd) % 2 !== 0) {
     throw new Error('the rate-limit script answered a malformed bucket list');
   }
   return {
-    minute: counter(figures, 4, minuteEnd),
-    day: counter(figures, minuteEnd, figures.length),
-    ban: { ...newBanState(), bannedUntilMs: untilMs },
+    minute: counter(reply, 4, minuteEnd),
+    day: counter(reply, minuteEnd, figures),
+    ban: { ...newBanState(), bannedUntilMs: figure(reply, 2) },
   };
 }
 
-/** A window counter from the bucket, count pairs of `figures` from `start` to `end` (checked in range). */
-function counter(figures: Figures, start: number, end: number): WindowCounter {
+/** A window counter from the bucket, count pairs of the reply's figures from `start` to `end`. */
+function counter(reply: Buffer, start: number, end: number): WindowCounter {
   const out = newWindowCounter();
   for (let i = start; i < end; i += 2) {
-    const bucket = figures[i] as number;
-    const count = figures[i + 1] as number;
+    const bucket = figure(reply, i);
+    const count = figure(reply, i + 1);
     out.buckets.set(bucket, count);
     out.total += count;
     out.newest = bucket;
   }
   return out;
-}
-
-/** The script's reply, checked as it is read: a malformed one is a bug or a foreign script, and throws. */
-function integers(reply: unknown): Figures {
-  if (!Array.isArray(reply) || reply.length < 2) throw new Error('the rate-limit script answered no list of figures');
-  for (const figure of reply) {
-    if (typeof figure !== 'number') throw new Error('the rate-limit script answered something other than a number');
-  }
-  return reply as unknown as Figures;
 }

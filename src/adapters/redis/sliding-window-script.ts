@@ -36,17 +36,19 @@ const lua = (spec: WindowSpec): string => `${spec.bucketMs}, ${spec.windowMs / s
  * plain ones, and a window's state travels as plain values, not a table, to spare allocations and the
  * garbage they leave. Numbers go to redis.call as Lua numbers, which Redis writes as exact integers.
  *
- * Reply, a flat list of integers: admitted or refused, {code, now, minute remaining, minute reset ms,
- * day remaining, day reset ms}. Banned, {code, now, banned until ms, n, then n minute buckets and after
- * them the day buckets, each as bucket, count, oldest first}: enough for the caller to answer the rest of
- * the ban in process, exactly as the domain would, because nothing is counted while a subject is banned.
+ * Reply: its figures, whole numbers, packed as little-endian doubles in one string, which Redis sends for
+ * less than a list of integers. Admitted or refused: {code, now, minute remaining, minute reset ms, day
+ * remaining, day reset ms}. Banned: {code, now, banned until ms, n, then n minute buckets and after them
+ * the day buckets, each as bucket, count, oldest first}: enough for the caller to answer the rest of the
+ * ban in process, exactly as the domain would, because nothing is counted while a subject is banned.
  */
 export const SLIDING_WINDOW_SCRIPT = `
 local ADMITTED, RATE_LIMITED, BANNED = 0, 1, 2
 local MINUTE_BUCKET_MS, MINUTE_SPAN = ${lua(MINUTE_WINDOW)}
 local DAY_BUCKET_MS, DAY_SPAN = ${lua(DAY_WINDOW)}
--- Formats of struct.pack: a header {older, head, newest, newest's count}, a bucket {count, next bucket}.
-local HEADER, BUCKET = '<dddd', '<dd'
+-- Formats of struct.pack: a header {older, head, newest, newest's count}, a bucket {count, next bucket},
+-- and the reply of an admission or a refusal.
+local HEADER, BUCKET, DECIDED = '<dddd', '<dd', '<dddddd'
 local minuteKey, dayKey, strikesKey, banKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local minuteLimit, dayLimit = tonumber(ARGV[2]), tonumber(ARGV[3])
 
@@ -113,7 +115,7 @@ local bannedUntil = tonumber(redis.call('HGET', banKey, 'until')) or 0
 if bannedUntil <= now and mOlder + (mCount or 0) < minuteLimit and dOlder + (dCount or 0) < dayLimit then
   local mRemaining, mResetAt = count(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
   local dRemaining, dResetAt = count(dayKey, DAY_BUCKET_MS, DAY_SPAN, dayLimit, dOlder, dHead, dNewest, dCount)
-  return { ADMITTED, now, mRemaining, mResetAt, dRemaining, dResetAt }
+  return struct.pack(DECIDED, ADMITTED, now, mRemaining, mResetAt, dRemaining, dResetAt)
 end
 
 -- Banned or refused: rarer. Lua makes a function anew each time its definition runs, so the functions
@@ -156,7 +158,7 @@ local function banned(untilMs)
   local out = { BANNED, now, untilMs, 0 }
   out[4] = buckets(minuteKey, mHead, mNewest, mCount, out)
   buckets(dayKey, dHead, dNewest, dCount, out)
-  return out
+  return struct.pack('<' .. string.rep('d', #out), unpack(out))
 end
 if bannedUntil > now then return banned(bannedUntil) end
 
@@ -186,7 +188,7 @@ end
 local function refused(code)
   local mRemaining, mResetAt = report(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
   local dRemaining, dResetAt = report(dayKey, DAY_BUCKET_MS, DAY_SPAN, dayLimit, dOlder, dHead, dNewest, dCount)
-  return { code, now, mRemaining, mResetAt, dRemaining, dResetAt }
+  return struct.pack(DECIDED, code, now, mRemaining, mResetAt, dRemaining, dResetAt)
 end
 
 -- recordStrike: a refusal uses no quota, but counts towards a ban.
