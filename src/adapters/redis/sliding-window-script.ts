@@ -35,6 +35,9 @@ const lua = (spec: WindowSpec): string => `${spec.bucketMs}, ${spec.windowMs / s
  * about a microsecond: a header is one field because one packed field reads and writes faster than four
  * plain ones, and a window's state travels as plain values, not a table, to spare allocations and the
  * garbage they leave. Numbers go to redis.call as Lua numbers, which Redis writes as exact integers.
+ * Each window keeps its header in its own key, which expires on its own: both headers and the ban's end
+ * in one field of the day hash would spare two calls, measured at about 0.5 µs of 7, but would tie the
+ * minute's state and the ban to the day key's lifetime.
  *
  * Reply: its figures, whole numbers, packed as little-endian doubles in one string, which Redis sends for
  * less than a list of integers. Admitted or refused: {code, now, minute remaining, minute reset ms, day
