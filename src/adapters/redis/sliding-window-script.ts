@@ -116,7 +116,8 @@ local mOlder, mHead, mNewest, mCount, mExpired = load(minuteKey, MINUTE_BUCKET_M
 local dOlder, dHead, dNewest, dCount, dExpired = load(dayKey, DAY_BUCKET_MS, DAY_SPAN)
 local bannedUntil = tonumber(redis.call('HGET', banKey, 'until')) or 0
 if bannedUntil <= now and mOlder + (mCount or 0) < minuteLimit and dOlder + (dCount or 0) < dayLimit then
-  local mRemaining, mResetAt = count(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
+  local mRemaining, mResetAt =
+    count(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
   local dRemaining, dResetAt = count(dayKey, DAY_BUCKET_MS, DAY_SPAN, dayLimit, dOlder, dHead, dNewest, dCount)
   return struct.pack(DECIDED, ADMITTED, now, mRemaining, mResetAt, dRemaining, dResetAt)
 end
@@ -188,10 +189,11 @@ local function report(key, bucketMs, span, limit, older, head, newest, newestCou
   return math.max(0, limit - total), resetAt
 end
 
-local function refused(code)
-  local mRemaining, mResetAt = report(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
+local function refused()
+  local mRemaining, mResetAt =
+    report(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
   local dRemaining, dResetAt = report(dayKey, DAY_BUCKET_MS, DAY_SPAN, dayLimit, dOlder, dHead, dNewest, dCount)
-  return struct.pack(DECIDED, code, now, mRemaining, mResetAt, dRemaining, dResetAt)
+  return struct.pack(DECIDED, RATE_LIMITED, now, mRemaining, mResetAt, dRemaining, dResetAt)
 end
 
 -- recordStrike: a refusal uses no quota, but counts towards a ban.
@@ -207,7 +209,7 @@ end
 if redis.call('RPUSH', strikesKey, now) < strikes then
   -- The list lives until its newest refusal leaves the strike window.
   redis.call('PEXPIRE', strikesKey, strikeWindowMs)
-  return refused(RATE_LIMITED)
+  return refused()
 end
 redis.call('DEL', strikesKey)
 local ban = redis.call('HMGET', banKey, 'last', 'level')
