@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash as oneShotHash, randomBytes } from 'node:crypto';
 import type { KeyGenerator, KeyHasher } from '../../application/ports/key-crypto.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -26,6 +26,8 @@ export class NodeKeyCrypto implements KeyGenerator, KeyHasher {
   }
 
   hash(key: string): string {
-    return createHash('sha256').update(key).digest('hex');
+    // The one-shot form (Node >= 20.12, within the engines range) hashes a short key about three times
+    // faster than a Hash object, and every request with a key pays it.
+    return oneShotHash('sha256', key, 'hex');
   }
 }
