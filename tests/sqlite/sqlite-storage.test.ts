@@ -8,6 +8,7 @@ import { type InventoryItem, withStock } from '../../src/domain/inventory-item.j
 import { petId } from '../../src/domain/pet-id.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { drain } from '../contracts/storage-fixture.js';
 import { aKeyRecord, anOrder, aPet } from '../support/mothers.js';
 import { type TempDatabase, tempDatabase } from './temp-database.js';
 
@@ -180,6 +181,25 @@ describe('listing', () => {
     }
     expect(seen.size).toBe(2_500);
     expect(seen.get(2_000n)).toBe(2);
+  });
+
+  it.each([
+    ['an unknown status', "status = 'lost'", /status lost is not a PetStatus/],
+    ['a negative quantity', 'quantity = -1', /quantity -1 is not an integer/],
+    ['a quantity past int32', 'quantity = 2147483648', /quantity 2147483648 is not an integer/],
+  ])('throws on a row with %s instead of listing or updating it', async (_, corruption, message) => {
+    const storage = open();
+    await storage.pets.addAll([aPet(1), aPet(2)]);
+    // Written past the table's CHECKs, as a damaged file or a careless tool could leave it.
+    const db = new Database(temp.path);
+    try {
+      db.pragma('ignore_check_constraints = ON');
+      db.prepare(`UPDATE pets SET ${corruption} WHERE id = 2`).run();
+    } finally {
+      db.close();
+    }
+    await expect(drain(storage.inventory.list())).rejects.toThrow(message);
+    await expect(storage.inventory.update(petId(2n), increment, 'k', AT)).rejects.toThrow(message);
   });
 
   it('reads nothing for a limit of 0', async () => {
