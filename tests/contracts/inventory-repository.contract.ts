@@ -62,6 +62,36 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
       });
     });
 
+    describe('revision', () => {
+      it('stays the same while nothing changes: reads, and an update of an unknown pet, leave it', async () => {
+        await store.pets.addAll([aPet(1)]);
+        const before = store.inventory.revision();
+        await drain(store.inventory.list());
+        await store.inventory.update(petId(404n), (c) => withStock(c, quantity(1)), 'k', AT);
+        expect(await store.pets.addAll([aPet(1)])).toMatchObject({ ok: false });
+        expect(store.inventory.revision()).toBe(before);
+      });
+
+      it('changes after an update', async () => {
+        await store.pets.addAll([aPet(1, { quantity: quantity(3) })]);
+        const before = store.inventory.revision();
+        await store.inventory.update(petId(1n), (c) => withStock(c, quantity(4)), 'k', AT);
+        const after = store.inventory.revision();
+        expect(after).not.toBe(before);
+        await store.inventory.update(petId(1n), (c) => withStock(c, quantity(5)), 'k', AT);
+        expect(store.inventory.revision()).not.toBe(after);
+      });
+
+      it('changes after pets are added', async () => {
+        const empty = store.inventory.revision();
+        await store.pets.addAll([aPet(1)]);
+        const one = store.inventory.revision();
+        expect(one).not.toBe(empty);
+        await store.pets.addAll([aPet(2), aPet(3)]);
+        expect(store.inventory.revision()).not.toBe(one);
+      });
+    });
+
     describe('update', () => {
       it('applies the change, stores it and returns the entry before and after', async () => {
         await store.pets.addAll([aPet(10, { quantity: quantity(3), status: 'available' })]);

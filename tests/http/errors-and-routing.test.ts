@@ -10,6 +10,7 @@ const SECRET = 'disk /var/lib/petstore is on fire';
 /** A store whose update throws, as a failing disk would. */
 const failingUpdates = (memory: InventoryRepository): InventoryRepository => ({
   list: (query) => memory.list(query),
+  revision: () => memory.revision(),
   update: async () => {
     throw new Error(SECRET);
   },

@@ -94,6 +94,7 @@ function scriptedInventory(
 ): InventoryRepository {
   return {
     update: (...args) => memory.update(...args),
+    revision: () => memory.revision(),
     async *list(query?: InventoryQuery): AsyncIterable<readonly InventoryItem[]> {
       let index = 0;
       try {

@@ -27,6 +27,10 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
     }
   }
 
+  revision(): string {
+    return this.store.petsRevision();
+  }
+
   async update(
     petId: PetId,
     change: (current: InventoryItem) => InventoryItem,
@@ -39,6 +43,7 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
     const after = change(before);
     stored.quantity = after.quantity;
     stored.pet = { ...stored.pet, status: after.status };
+    this.store.petsWritten();
     const record: StockChange = { before, after, actor, atMs };
     this.store.changes.push(record);
     return record;

@@ -32,6 +32,7 @@ export class MemoryPetCatalog implements PetCatalog {
       this.store.pets.set(p.id, { pet, quantity: p.quantity });
       this.store.insertPetId(p.id);
     }
+    this.store.petsWritten();
     return ok(pets.length);
   }
 }

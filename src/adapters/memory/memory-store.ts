@@ -23,6 +23,17 @@ export class MemoryStore {
   readonly orders = new Map<bigint, Order>();
   readonly keys = new Map<string, { record: ApiKeyRecord; hash: string }>();
   readonly keyIdsByHash = new Map<string, string>();
+  /** Counts writes to pets and their stock; the inventory's revision. Every such write calls petsWritten. */
+  private petWrites = 0;
+
+  petsWritten(): void {
+    this.petWrites += 1;
+  }
+
+  /** Changes with every write to pets or stock, so equal values mean an unchanged inventory. */
+  petsRevision(): string {
+    return String(this.petWrites);
+  }
 
   insertPetId(id: PetId): void {
     let lo = 0;

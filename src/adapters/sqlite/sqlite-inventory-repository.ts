@@ -6,6 +6,7 @@ import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import type { StockChange } from '../../domain/stock-change.js';
 import { GroupCommit } from './group-commit.js';
+import type { StoreRevision } from './store-revision.js';
 
 /** The most entries one chunk of a list holds. */
 const LIST_CHUNK = 1_000;
@@ -39,7 +40,11 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly nextPage: Statement<[bigint, number], StockRow>;
   private readonly updates: GroupCommit<UpdateJob, StockChange | undefined>;
 
-  constructor(db: Database) {
+  /** `pets` is the revision of the `pets` table, shared with every other writer of it on `db`. */
+  constructor(
+    db: Database,
+    private readonly pets: StoreRevision,
+  ) {
     this.firstPage = db.prepare<[number], StockRow>('SELECT id, quantity, status FROM pets ORDER BY id LIMIT ?').raw();
     this.nextPage = db
       .prepare<[bigint, number], StockRow>('SELECT id, quantity, status FROM pets WHERE id > ? ORDER BY id LIMIT ?')
@@ -60,6 +65,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
         throw new Error(`a stock change of pet ${job.petId} returned an entry of pet ${after.petId}`);
       }
       write.run(after.quantity, after.status, job.petId);
+      pets.bump();
       record.run(job.petId, before.quantity, before.status, after.quantity, after.status, job.actor, job.atMs);
       return { before, after, actor: job.actor, atMs: job.atMs };
     });
@@ -85,6 +91,10 @@ export class SqliteInventoryRepository implements InventoryRepository {
       if (rows.length < size) return;
       await nextTurn();
     }
+  }
+
+  revision(): string {
+    return this.pets.current();
   }
 
   update(

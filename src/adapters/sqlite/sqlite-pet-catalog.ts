@@ -6,6 +6,7 @@ import { type PetId, petId } from '../../domain/pet-id.js';
 import { isPetStatus } from '../../domain/pet-status.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import { allOrNothing } from './all-or-nothing.js';
+import type { StoreRevision } from './store-revision.js';
 
 interface PetRow {
   readonly id: bigint;
@@ -55,7 +56,11 @@ export class SqlitePetCatalog implements PetCatalog {
   private readonly byId: Statement<[bigint], PetRow>;
   private readonly insertAll: (pets: readonly NewPet[]) => DomainError<'duplicate_pet'> | undefined;
 
-  constructor(db: Database) {
+  /** `revision` is the revision of the `pets` table, which the inventory lists: an import moves it. */
+  constructor(
+    db: Database,
+    private readonly revision: StoreRevision,
+  ) {
     this.byId = db.prepare(
       'SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = ?',
     );
@@ -96,6 +101,7 @@ export class SqlitePetCatalog implements PetCatalog {
 
   async addAll(pets: readonly NewPet[]): Promise<Result<number, DomainError<'duplicate_pet'>>> {
     const refusal = this.insertAll(pets);
+    if (refusal === undefined) this.revision.bump();
     return refusal === undefined ? ok(pets.length) : fail(refusal);
   }
 }

@@ -12,6 +12,7 @@ import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
 import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
+import { StoreRevision } from './store-revision.js';
 
 /** How to open the database file. */
 export interface SqliteStorageOptions {
@@ -70,7 +71,9 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     throw error;
   }
 
-  const inventory = new SqliteInventoryRepository(db);
+  // One revision for the pets table: stock updates and imports both move the list it stands for.
+  const petsRevision = new StoreRevision(db);
+  const inventory = new SqliteInventoryRepository(db, petsRevision);
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
        AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,
@@ -78,7 +81,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
   return {
     inventory,
     changes: new SqliteStockChangeLog(db),
-    pets: new SqlitePetCatalog(db),
+    pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
     keys: new SqliteApiKeyStore(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,

@@ -18,6 +18,14 @@ export interface InventoryRepository {
   list(query?: InventoryQuery): AsyncIterable<readonly InventoryItem[]>;
 
   /**
+   * A token of the stored entries, cheap enough to read on every request: it changes whenever any entry
+   * may have changed, by this process or another; two equal revisions mean the list is the same. It may
+   * change when nothing did (a caller then only redoes work), never the other way round. Read it before
+   * listing: a list read after it is at least as new as it.
+   */
+  revision(): string;
+
+  /**
    * Reads the entry of `petId`, applies `change` to it, stores the result and records the change,
    * all in one transaction: no concurrent update is lost and no change goes unrecorded.
    * Resolves to `undefined` when no pet has that id.

@@ -8,4 +8,12 @@ export class ListInventory {
   execute(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
     return this.inventory.list(query);
   }
+
+  /**
+   * The store's revision (see InventoryRepository.revision): while it is unchanged, so is the list, and a
+   * caller may answer from a copy it made at that revision.
+   */
+  revision(): string {
+    return this.inventory.revision();
+  }
 }

@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { quantity } from '../../src/domain/quantity.js';
+import { drain } from '../contracts/storage-fixture.js';
+import { aPet } from '../support/mothers.js';
+import { type TempDatabase, tempDatabase } from './temp-database.js';
+import { startWorker } from './worker-process.js';
+
+const INCREMENT_STOCK = join('tests', 'sqlite', 'workers', 'increment-stock.ts');
+
+let temp: TempDatabase;
+let storage: SqliteStorage;
+beforeEach(async () => {
+  temp = await tempDatabase();
+  storage = openSqliteStorage({ path: temp.path });
+  await storage.pets.addAll([aPet(1, { quantity: quantity(0), status: 'sold' })]);
+});
+afterEach(async () => {
+  storage.close();
+  await temp.remove();
+});
+
+/** Runs `write` on a second connection to the file, as another process's store would. */
+function onAnotherConnection(write: (db: Database.Database) => void): void {
+  const db = new Database(temp.path);
+  try {
+    write(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe('the inventory revision of a SQLite store', () => {
+  it('changes when another connection commits a stock change, and the list then shows it', async () => {
+    const before = storage.inventory.revision();
+    onAnotherConnection((db) => db.prepare('UPDATE pets SET quantity = 9, status = ? WHERE id = 1').run('available'));
+    expect(storage.inventory.revision()).not.toBe(before);
+    expect((await drain(storage.inventory.list())).items).toEqual([{ petId: 1n, quantity: 9, status: 'available' }]);
+  });
+
+  it('changes when another process commits a stock update', async () => {
+    const before = storage.inventory.revision();
+    const worker = startWorker(INCREMENT_STOCK, [temp.path, '1', '1']);
+    await worker.waitFor('ready');
+    worker.child.stdin.write('go\n');
+    expect(await worker.exited).toEqual({ code: 0, signal: null, stderr: '' });
+    expect(storage.inventory.revision()).not.toBe(before);
+    expect((await drain(storage.inventory.list())).items[0]?.quantity).toBe(1);
+  });
+
+  it('stays the same while other connections only read', () => {
+    const before = storage.inventory.revision();
+    onAnotherConnection((db) => db.prepare('SELECT * FROM pets').all());
+    expect(storage.inventory.revision()).toBe(before);
+  });
+});
