@@ -163,7 +163,7 @@ function both(s: Scenario, pick: (run: LoadRun) => number | undefined, format: (
 }
 
 /** Each round's baseline CPU a request over the service's: how much more work the service does, whatever the load. */
-const cpuRatios = (s: Scenario): number[] =>
+export const cpuRatios = (s: Scenario): number[] =>
   s.rounds.flatMap((r) =>
     r.service.cpuUsPerRequest === undefined || r.baseline.cpuUsPerRequest === undefined
       ? []

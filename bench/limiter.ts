@@ -63,7 +63,6 @@ async function scriptMicros(admin: Redis): Promise<number> {
 }
 
 interface Side {
-  readonly decide: Decide;
   readonly rates: number[];
   readonly clientCpuUs: number[];
   /** The Redis server's own time per script call in each run (commandstats); empty for the in-process pair. */
@@ -88,14 +87,18 @@ async function compare(
   settings: LimiterSettings,
   admin?: Redis,
 ): Promise<LimiterRow> {
-  const side = (decide: Decide): Side => ({ decide, rates: [], clientCpuUs: [], micros: [], serverCpuUs: [] });
-  const row: LimiterRow = { pair, inFlight, ours: side(ours), theirs: side(theirs) };
-  for (const s of [row.ours, row.theirs]) await measure(s.decide, inFlight, settings.warmupSeconds);
+  const side = (): Side => ({ rates: [], clientCpuUs: [], micros: [], serverCpuUs: [] });
+  const row: LimiterRow = { pair, inFlight, ours: side(), theirs: side() };
+  const sides: [Decide, Side][] = [
+    [ours, row.ours],
+    [theirs, row.theirs],
+  ];
+  for (const [decide] of sides) await measure(decide, inFlight, settings.warmupSeconds);
   for (let round = 0; round < settings.rounds; round += 1) {
-    for (const s of [row.ours, row.theirs]) {
+    for (const [decide, s] of sides) {
       if (admin !== undefined) await scriptMicros(admin);
       const serverCpu = admin === undefined ? 0 : await serverCpuSeconds(admin);
-      const run = await measure(s.decide, inFlight, settings.seconds);
+      const run = await measure(decide, inFlight, settings.seconds);
       s.rates.push(run.rate);
       s.clientCpuUs.push(run.clientCpuUs);
       if (admin !== undefined) {
@@ -107,9 +110,15 @@ async function compare(
   return row;
 }
 
-/** Each round's ours / theirs, and their median. */
+/** Each round's ours / theirs decisions per second. */
 export const limiterRatios = (row: LimiterRow): number[] =>
   row.ours.rates.map((rate, i) => rate / (row.theirs.rates[i] as number));
+
+/** Each round's CPU a decision, client and Redis together, theirs over ours; empty for the in-process pair. */
+export const limiterCpuRatios = (row: LimiterRow): number[] => {
+  const total = (s: Side, i: number): number => (s.clientCpuUs[i] as number) + (s.serverCpuUs[i] as number);
+  return row.ours.serverCpuUs.map((_, i) => total(row.theirs, i) / total(row.ours, i));
+};
 
 /**
  * Decisions per second of the project's limiters against rate-limiter-flexible's, on the Redis at

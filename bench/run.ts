@@ -1,10 +1,11 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
- * Usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite]
- * - no option: every suite, full length, then bench/README.md is rewritten;
+ * Usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite] [-- --render]
+ * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
- * - --write: with --quick, rewrite bench/README.md all the same;
- * - --only: the suites named, printed only (the README is written whole or not at all).
+ * - --write: with --quick, rewrite both files all the same;
+ * - --only: the suites named, printed only (the files are written whole or not at all);
+ * - --render: measure nothing; write bench/README.md again from bench/results.json and bench/notes.md.
  */
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,20 +13,24 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRedisServer } from '../tests/support/redis-server.js';
 import { httpSection, runHttpSuite } from './http.js';
+import { formatJson } from './json-file.js';
 import { limiterSection, runLimiterSuite } from './limiter.js';
 import { describeMachine, loadAverages } from './machine.js';
 import { buildService } from './petstore.js';
 import { profileSection, runProfileSuite } from './profile.js';
-import { type BenchResults, readme, targetsTable } from './report.js';
+import { type BenchRecord, type BenchResults, readme, targetsTable } from './report.js';
 import { runScaleSuite, scaleSection } from './scale.js';
 import { type BenchSettings, FULL, QUICK, SUITES, type Suite } from './settings.js';
 import { runSqliteSuite, sqliteSection } from './sqlite.js';
 
 const README = join(import.meta.dirname, 'README.md');
 const NOTES = join(import.meta.dirname, 'notes.md');
-const USAGE = 'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite]';
+const RESULTS = join(import.meta.dirname, 'results.json');
+const USAGE =
+  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite] [-- --render]';
 
 interface Options {
+  readonly render: boolean;
   readonly quick: boolean;
   readonly write: boolean;
   readonly suites: readonly Suite[];
@@ -34,11 +39,13 @@ interface Options {
 const isSuite = (name: string): name is Suite => (SUITES as readonly string[]).includes(name);
 
 function parseOptions(argv: readonly string[]): Options {
+  let render = false;
   let quick = false;
   let write = false;
   let only: Suite[] | undefined;
   for (const arg of argv) {
-    if (arg === '--quick') quick = true;
+    if (arg === '--render') render = true;
+    else if (arg === '--quick') quick = true;
     else if (arg === '--write') write = true;
     else if (arg.startsWith('--only=')) {
       const names = arg.slice('--only='.length).split(',');
@@ -48,8 +55,9 @@ function parseOptions(argv: readonly string[]): Options {
     } else throw new Error(`unknown option ${arg}; ${USAGE}`);
   }
   const suites = only ?? [...SUITES];
-  if (write && only !== undefined) throw new Error('--write needs every suite: the README is written whole');
-  return { quick, write: only === undefined && (write || !quick), suites };
+  if (write && only !== undefined) throw new Error('--write needs every suite: the files are written whole');
+  if (render && argv.length > 1) throw new Error(`--render takes no other option; ${USAGE}`);
+  return { render, quick, write: only === undefined && (write || !quick), suites };
 }
 
 const log = (line: string): void => {
@@ -94,6 +102,7 @@ const complete = (r: Results): r is BenchResults => SUITES.every((s) => r[s] !==
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.render) return writeReadme(JSON.parse(await readFile(RESULTS, 'utf8')) as BenchRecord);
   const settings = options.quick ? QUICK : FULL;
   const machine = describeMachine();
   const started = performance.now();
@@ -120,9 +129,14 @@ async function main(): Promise<void> {
   if (complete(results)) log(`\n## Targets\n\n${targetsTable(results)}\n`);
   log(`done in ${minutes.toFixed(1)} minutes`);
   if (!options.write || !complete(results)) return;
-  const notes = await readFile(NOTES, 'utf8');
-  const text = readme({ machine, loadAfter: loadavg(), quick: options.quick, settings, results, minutes, notes });
-  await writeFile(README, text);
+  const date = new Date().toISOString().slice(0, 10);
+  const record: BenchRecord = { date, machine, loadAfter: loadavg(), quick: options.quick, minutes, settings, results };
+  await writeFile(RESULTS, formatJson(record));
+  await writeReadme(record);
+}
+
+async function writeReadme(record: BenchRecord): Promise<void> {
+  await writeFile(README, readme(record, await readFile(NOTES, 'utf8')));
   log(`wrote ${README}`);
 }
 

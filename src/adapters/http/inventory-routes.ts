@@ -10,6 +10,7 @@ import {
   type RouteMiddleware,
   sendJson,
 } from './http-context.js';
+import { InventoryBodyCache } from './inventory-body-cache.js';
 import { inventoryJsonBody } from './inventory-stream.js';
 import { jsonBodyOf, readJsonBody, requireJsonBody } from './json-body.js';
 import { itemJson } from './json-writer.js';
@@ -24,6 +25,9 @@ export interface InventoryRouteDeps {
 const NO_PAGING: InventoryPage = {};
 
 function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
+  // One per app: the guard and the headers above still run for every request; only the store read and
+  // the JSON writing of an unchanged whole list are saved.
+  const wholeListBody = new InventoryBodyCache(deps.listInventory);
   return async (ctx) => {
     // Most calls carry no query: skip parsing it.
     let page: InventoryPage = NO_PAGING;
@@ -33,7 +37,8 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
       page = parsed.value;
     }
     ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-    ctx.body = await inventoryJsonBody(deps.listInventory.execute(page));
+    const whole = page.after === undefined && page.limit === undefined;
+    ctx.body = whole ? await wholeListBody.read() : await inventoryJsonBody(deps.listInventory.execute(page));
   };
 }
 

@@ -3,14 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'lossless-json';
 import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
-import { MemoryApiKeyStore } from '../../../src/adapters/memory/memory-api-key-store.js';
-import { MemoryInventoryRepository } from '../../../src/adapters/memory/memory-inventory-repository.js';
-import { MemoryOrderBook } from '../../../src/adapters/memory/memory-order-book.js';
-import { MemoryPetCatalog } from '../../../src/adapters/memory/memory-pet-catalog.js';
-import { MemoryRateLimiter } from '../../../src/adapters/memory/memory-rate-limiter.js';
-import { MemoryStore } from '../../../src/adapters/memory/memory-store.js';
+import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
 import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
-import { createInventoryCore, type InventoryCore } from '../../../src/application/inventory-core.js';
+import {
+  createInventoryCore,
+  type InventoryCore,
+  type InventoryPorts,
+} from '../../../src/application/inventory-core.js';
 import type { InventoryRepository } from '../../../src/application/ports/inventory-repository.js';
 import type { NewPet } from '../../../src/application/ports/pet-catalog.js';
 import type { RateLimiter } from '../../../src/application/ports/rate-limiter.js';
@@ -29,14 +28,19 @@ export interface ApiResponse extends ReceivedResponse {
   exact(): unknown;
 }
 
+/** The storage ports a fixture serves. */
+export type FixtureStorage = Pick<InventoryPorts, 'inventory' | 'changes' | 'pets' | 'orders' | 'keys'>;
+
 export interface FixtureOptions extends Partial<HttpAppOptions> {
-  /** Wraps the memory inventory, to make the store fail or slow on purpose. */
+  /** Storage to serve instead of a fresh memory store; the test that made it closes it. */
+  readonly storage?: FixtureStorage;
+  /** Wraps the inventory, to make the store fail, slow or counted on purpose. */
   readonly inventory?: (memory: InventoryRepository) => InventoryRepository;
   /** Wraps the memory limiter, to make it fail on purpose. */
   readonly limiter?: (memory: RateLimiter) => RateLimiter;
 }
 
-/** A real server on an ephemeral port over the memory adapters, a manual clock and a captured log. */
+/** A real server on an ephemeral port over memory storage (unless given other), a manual clock and a log. */
 export interface HttpFixture {
   /** `http://127.0.0.1:<port>`. */
   readonly origin: string;
@@ -66,16 +70,16 @@ const exactNumber = (text: string): number | bigint => {
 /** Starts a fixture; close it after the test. */
 export async function startHttpFixture(options: FixtureOptions = {}): Promise<HttpFixture> {
   const clock = new ManualClock();
-  const store = new MemoryStore();
-  const memoryInventory = new MemoryInventoryRepository(store);
+  const memory = createMemoryAdapters(clock);
+  const storage: FixtureStorage = options.storage ?? memory;
   const crypto = new NodeKeyCrypto();
   const core = createInventoryCore({
-    inventory: options.inventory?.(memoryInventory) ?? memoryInventory,
-    changes: memoryInventory,
-    pets: new MemoryPetCatalog(store),
-    orders: new MemoryOrderBook(store),
-    keys: new MemoryApiKeyStore(store),
-    limiter: options.limiter?.(new MemoryRateLimiter(clock)) ?? new MemoryRateLimiter(clock),
+    inventory: options.inventory?.(storage.inventory) ?? storage.inventory,
+    changes: storage.changes,
+    pets: storage.pets,
+    orders: storage.orders,
+    keys: storage.keys,
+    limiter: options.limiter?.(memory.limiter) ?? memory.limiter,
     clock,
     keyGenerator: crypto,
     keyHasher: crypto,
@@ -104,7 +108,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     origin,
     clock,
     core,
-    changes: memoryInventory,
+    changes: storage.changes,
     logLines,
     get ready() {
       return state.ready;
