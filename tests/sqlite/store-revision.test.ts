@@ -4,11 +4,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { drain } from '../contracts/storage-fixture.js';
-import { aPet } from '../support/mothers.js';
+import { aKeyRecord, aPet } from '../support/mothers.js';
 import { type TempDatabase, tempDatabase } from './temp-database.js';
 import { startWorker } from './worker-process.js';
 
 const INCREMENT_STOCK = join('tests', 'sqlite', 'workers', 'increment-stock.ts');
+const REVOKE_KEY = join('tests', 'sqlite', 'workers', 'revoke-key.ts');
+const AT = Date.UTC(2026, 5, 1);
+const HASH = 'c'.repeat(64);
 
 let temp: TempDatabase;
 let storage: SqliteStorage;
@@ -16,6 +19,7 @@ beforeEach(async () => {
   temp = await tempDatabase();
   storage = openSqliteStorage({ path: temp.path });
   await storage.pets.addAll([aPet(1, { quantity: quantity(0), status: 'sold' })]);
+  await storage.keys.add({ ...aKeyRecord('key_a'), hash: HASH });
 });
 afterEach(async () => {
   storage.close();
@@ -54,5 +58,37 @@ describe('the inventory revision of a SQLite store', () => {
     const before = storage.inventory.revision();
     onAnotherConnection((db) => db.prepare('SELECT * FROM pets').all());
     expect(storage.inventory.revision()).toBe(before);
+  });
+});
+
+describe('API keys remembered by hash', () => {
+  it('are seen revoked at the next lookup once another connection revokes them', async () => {
+    expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBeNull();
+    const other = openSqliteStorage({ path: temp.path });
+    try {
+      await other.keys.revoke('key_a', AT);
+    } finally {
+      other.close();
+    }
+    expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBe(AT);
+  });
+
+  it('are seen revoked at the next lookup once another process revokes them', async () => {
+    expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBeNull();
+    const worker = startWorker(REVOKE_KEY, [temp.path, 'key_a']);
+    expect(await worker.exited).toEqual({ code: 0, signal: null, stderr: '' });
+    expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toEqual(expect.any(Number));
+  });
+
+  it('are seen revoked at the next lookup once this store revokes them', async () => {
+    expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBeNull();
+    await storage.keys.revoke('key_a', AT);
+    expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBe(AT);
+  });
+
+  it('are seen changed at the next lookup when another connection edits the row directly', async () => {
+    expect((await storage.keys.findByHash(HASH))?.label).toBeNull();
+    onAnotherConnection((db) => db.prepare("UPDATE api_keys SET label = 'moved' WHERE id = 'key_a'").run());
+    expect((await storage.keys.findByHash(HASH))?.label).toBe('moved');
   });
 });
