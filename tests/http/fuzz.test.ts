@@ -116,7 +116,9 @@ describe('fuzz: thousands of random requests', () => {
         statuses.add(response.status);
         expect(response.status).toBeLessThan(500);
       }),
-      { numRuns: 3_000 },
+      // A fixed seed: the server runs on a manual clock, so the same seed is the same run, and the
+      // coverage check below cannot pass or fail by chance. Change the seed to explore other runs.
+      { numRuns: 3_000, seed: 20_261_121 },
     );
     // The run reached the handlers, not only the guard.
     expect([...statuses]).toEqual(expect.arrayContaining([200, 400, 401, 404, 405, 410, 413, 415, 429]));
