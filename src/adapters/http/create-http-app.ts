@@ -1,13 +1,8 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { type Logger, pino } from 'pino';
+import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
-import type { AdmitRequest } from '../../application/use-cases/admit-request.js';
-import type { Authenticate } from '../../application/use-cases/authenticate.js';
-import type { GetPet } from '../../application/use-cases/get-pet.js';
-import type { ListInventory } from '../../application/use-cases/list-inventory.js';
-import type { ListOrders } from '../../application/use-cases/list-orders.js';
-import type { UpdateStock } from '../../application/use-cases/update-stock.js';
 import { apiGuard } from './api-guard.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
@@ -42,14 +37,14 @@ export interface HttpAppOptions {
   readonly bodyLimitBytes?: number;
 }
 
+/** The use cases the HTTP surface calls: a part of the core, so `createInventoryCore(...)` fits. */
+export type HttpUseCases = Pick<
+  InventoryCore,
+  'listInventory' | 'updateStock' | 'authenticate' | 'admitRequest' | 'getPet' | 'listOrders'
+>;
+
 /** What the HTTP adapter needs: the use cases it calls, the time, a logger, readiness and options. */
-export interface HttpAppDeps {
-  readonly listInventory: ListInventory;
-  readonly updateStock: UpdateStock;
-  readonly authenticate: Authenticate;
-  readonly admitRequest: AdmitRequest;
-  readonly getPet: GetPet;
-  readonly listOrders: ListOrders;
+export interface HttpAppDeps extends HttpUseCases {
   /** The time for rate-limit headers and the sunset check (the limiter keeps its own). */
   readonly clock: Clock;
   /** One line per request, and the detail of every 500. Silent when absent. */
