@@ -9,6 +9,8 @@
  * @packageDocumentation
  */
 
+export type { HttpAppDeps, HttpAppOptions, HttpUseCases } from './adapters/http/create-http-app.js';
+export { createHttpApp } from './adapters/http/create-http-app.js';
 // Adapters.
 export { createMemoryAdapters } from './adapters/memory/memory-adapters.js';
 export { MemoryApiKeyStore } from './adapters/memory/memory-api-key-store.js';
@@ -17,6 +19,14 @@ export { MemoryOrderBook } from './adapters/memory/memory-order-book.js';
 export { MemoryPetCatalog } from './adapters/memory/memory-pet-catalog.js';
 export { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 export { MemoryStore } from './adapters/memory/memory-store.js';
+export type { FailoverRateLimiterOptions, FailoverStatus } from './adapters/redis/failover-rate-limiter.js';
+export { FailoverRateLimiter, RateLimiterUnavailableError } from './adapters/redis/failover-rate-limiter.js';
+export type { RedisClientOptions } from './adapters/redis/redis-client.js';
+export { createRedisClient } from './adapters/redis/redis-client.js';
+export type { RedisRateLimiterOptions } from './adapters/redis/redis-rate-limiter.js';
+export { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
+export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqlite-storage.js';
+export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
 export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
 export { systemClock } from './adapters/system/system-clock.js';
 // Application: ports, use cases, and the core built from them.
