@@ -12,7 +12,7 @@
 export type { HttpAppDeps, HttpAppOptions, HttpUseCases } from './adapters/http/create-http-app.js';
 export { createHttpApp } from './adapters/http/create-http-app.js';
 // Adapters.
-export { createMemoryAdapters } from './adapters/memory/memory-adapters.js';
+export { createMemoryAdapters, createMemoryStorage } from './adapters/memory/memory-adapters.js';
 export { MemoryApiKeyStore } from './adapters/memory/memory-api-key-store.js';
 export { MemoryInventoryRepository } from './adapters/memory/memory-inventory-repository.js';
 export { MemoryOrderBook } from './adapters/memory/memory-order-book.js';

@@ -1,23 +1,18 @@
 import { ContainerModule } from 'inversify';
-import { MemoryApiKeyStore } from '../adapters/memory/memory-api-key-store.js';
-import { MemoryInventoryRepository } from '../adapters/memory/memory-inventory-repository.js';
-import { MemoryOrderBook } from '../adapters/memory/memory-order-book.js';
-import { MemoryPetCatalog } from '../adapters/memory/memory-pet-catalog.js';
+import { createMemoryStorage } from '../adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
-import { MemoryStore } from '../adapters/memory/memory-store.js';
 import { bindResolved, id, TOKENS } from './tokens.js';
 
 /** Storage in process memory: for tests and embedding; nothing survives a restart. */
 export const memoryStorageModule = () =>
   new ContainerModule(({ bind }) => {
-    const store = new MemoryStore();
-    const inventory = new MemoryInventoryRepository(store);
-    bind(id(TOKENS.inventory)).toConstantValue(inventory);
-    bind(id(TOKENS.changes)).toConstantValue(inventory);
-    bind(id(TOKENS.pets)).toConstantValue(new MemoryPetCatalog(store));
-    bind(id(TOKENS.orders)).toConstantValue(new MemoryOrderBook(store));
-    bind(id(TOKENS.keys)).toConstantValue(new MemoryApiKeyStore(store));
-    bind(id(TOKENS.storageIsEmpty)).toConstantValue(() => store.pets.size === 0 && store.keys.size === 0);
+    const storage = createMemoryStorage();
+    bind(id(TOKENS.inventory)).toConstantValue(storage.inventory);
+    bind(id(TOKENS.changes)).toConstantValue(storage.changes);
+    bind(id(TOKENS.pets)).toConstantValue(storage.pets);
+    bind(id(TOKENS.orders)).toConstantValue(storage.orders);
+    bind(id(TOKENS.keys)).toConstantValue(storage.keys);
+    bind(id(TOKENS.storageIsEmpty)).toConstantValue(storage.isEmpty);
   });
 
 /** The in-process limiter: exact for one process; the default when no REDIS_URL is set. */

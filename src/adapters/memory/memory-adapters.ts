@@ -7,8 +7,8 @@ import { MemoryPetCatalog } from './memory-pet-catalog.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 import { MemoryStore } from './memory-store.js';
 
-/** Every storage port and the limiter in process memory, sharing one store. */
-export function createMemoryAdapters(clock: Clock, options: { readonly banPolicy?: BanPolicy } = {}) {
+/** Every storage port in process memory, sharing one store. */
+export function createMemoryStorage() {
   const store = new MemoryStore();
   const inventory = new MemoryInventoryRepository(store);
   return {
@@ -17,6 +17,12 @@ export function createMemoryAdapters(clock: Clock, options: { readonly banPolicy
     pets: new MemoryPetCatalog(store),
     orders: new MemoryOrderBook(store),
     keys: new MemoryApiKeyStore(store),
-    limiter: new MemoryRateLimiter(clock, options),
+    /** True when no pet and no key is stored: a development start may seed it. */
+    isEmpty: (): boolean => store.pets.size === 0 && store.keys.size === 0,
   };
+}
+
+/** Every storage port and the limiter in process memory, sharing one store. */
+export function createMemoryAdapters(clock: Clock, options: { readonly banPolicy?: BanPolicy } = {}) {
+  return { ...createMemoryStorage(), limiter: new MemoryRateLimiter(clock, options) };
 }
