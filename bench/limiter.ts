@@ -139,7 +139,7 @@ export async function runLimiterSuite(
   ) as [Redis, Redis, Redis];
   try {
     for (const client of [ourClient, theirClient, admin]) await whenReady(client, 5_000);
-    const ourRedis = new RedisRateLimiter(ourClient, { keyPrefix: 'bench:' });
+    const ourRedis = new RedisRateLimiter(ourClient, systemClock, { keyPrefix: 'bench:' });
     const theirRedis = new RateLimiterRedis({ storeClient: theirClient, points: LIMIT_MAX, duration: 60 });
     const ourMemory = new MemoryRateLimiter(systemClock);
     const theirMemory = new RateLimiterMemory({ points: LIMIT_MAX, duration: 60 });

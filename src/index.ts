@@ -9,9 +9,16 @@
  * @packageDocumentation
  */
 
+// Adapters.
+export type {
+  CircuitState,
+  FailoverRateLimiterOptions,
+  FailoverStatus,
+} from './adapters/failover/failover-rate-limiter.js';
+export { FailoverRateLimiter } from './adapters/failover/failover-rate-limiter.js';
+export { UnavailableRateLimiter } from './adapters/failover/unavailable-rate-limiter.js';
 export type { HttpAppDeps, HttpAppOptions, HttpUseCases } from './adapters/http/create-http-app.js';
 export { createHttpApp } from './adapters/http/create-http-app.js';
-// Adapters.
 export { createMemoryAdapters, createMemoryStorage } from './adapters/memory/memory-adapters.js';
 export { MemoryApiKeyStore } from './adapters/memory/memory-api-key-store.js';
 export { MemoryInventoryRepository } from './adapters/memory/memory-inventory-repository.js';
@@ -19,12 +26,11 @@ export { MemoryOrderBook } from './adapters/memory/memory-order-book.js';
 export { MemoryPetCatalog } from './adapters/memory/memory-pet-catalog.js';
 export { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 export { MemoryStore } from './adapters/memory/memory-store.js';
-export type { FailoverRateLimiterOptions, FailoverStatus } from './adapters/redis/failover-rate-limiter.js';
-export { FailoverRateLimiter, RateLimiterUnavailableError } from './adapters/redis/failover-rate-limiter.js';
 export type { RedisClientOptions } from './adapters/redis/redis-client.js';
 export { createRedisClient } from './adapters/redis/redis-client.js';
 export type { RedisRateLimiterOptions } from './adapters/redis/redis-rate-limiter.js';
 export { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
+export type { OutageLogger } from './adapters/shared/outage-logger.js';
 export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqlite-storage.js';
 export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
 export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
@@ -38,7 +44,12 @@ export type { InventoryQuery, InventoryRepository } from './application/ports/in
 export type { KeyGenerator, KeyHasher } from './application/ports/key-crypto.js';
 export type { OrderBook } from './application/ports/order-book.js';
 export type { NewPet, PetCatalog } from './application/ports/pet-catalog.js';
-export type { RateLimiter } from './application/ports/rate-limiter.js';
+export type {
+  LocalAnswers,
+  RateLimitAnswer,
+  RateLimiter,
+  RateLimiterUnavailable,
+} from './application/ports/rate-limiter.js';
 export type { StockChangeLog } from './application/ports/stock-change-log.js';
 export { AddPets } from './application/use-cases/add-pets.js';
 export { AdmitRequest } from './application/use-cases/admit-request.js';

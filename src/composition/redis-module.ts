@@ -1,7 +1,8 @@
 import { ContainerModule } from 'inversify';
 import type { Redis } from 'ioredis';
+import { FailoverRateLimiter } from '../adapters/failover/failover-rate-limiter.js';
+import { UnavailableRateLimiter } from '../adapters/failover/unavailable-rate-limiter.js';
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
-import { FailoverRateLimiter } from '../adapters/redis/failover-rate-limiter.js';
 import { createRedisClient } from '../adapters/redis/redis-client.js';
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
 import type { Config } from './config.js';
@@ -26,14 +27,12 @@ export const redisLimiterModule = (config: Config & { readonly redisUrl: string 
       FAILOVER,
       [REDIS, TOKENS.clock, TOKENS.banPolicy, TOKENS.logger],
       (client, clock, banPolicy, logger) => {
-        const primary = new RedisRateLimiter(client, { banPolicy });
-        return config.rateLimitFailure === 'closed'
-          ? new FailoverRateLimiter(primary, { mode: 'closed', logger })
-          : new FailoverRateLimiter(primary, {
-              mode: 'open',
-              fallback: new MemoryRateLimiter(clock, { banPolicy }),
-              logger,
-            });
+        const primary = new RedisRateLimiter(client, clock, { banPolicy });
+        const fallback =
+          config.rateLimitFailure === 'closed'
+            ? new UnavailableRateLimiter()
+            : new MemoryRateLimiter(clock, { banPolicy });
+        return new FailoverRateLimiter(primary, fallback, clock, { logger });
       },
     );
     bindResolved(options, TOKENS.limiter, [FAILOVER], (limiter) => limiter);

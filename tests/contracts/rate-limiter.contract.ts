@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../src/domain/ban.js';
-import { PLAN_POLICIES, rateLimitPolicy } from '../../src/domain/plan.js';
+import { PLAN_POLICIES, type RateLimitPolicy, rateLimitPolicy } from '../../src/domain/plan.js';
 import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -37,9 +37,16 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
       await fixture.close();
     });
 
+    /** One request's decision: a limiter whose store is up decides every request, so `unavailable` fails. */
+    const admit = async (who: string, policy: RateLimitPolicy): Promise<RateLimitDecision> => {
+      const answer = await fixture.limiter.admit(who, policy);
+      if (answer.outcome === 'unavailable') throw new Error(`the limiter could not decide: ${answer.reason}`);
+      return answer;
+    };
+
     const burst = async (n: number, who = subject, policy = FREE): Promise<RateLimitDecision[]> => {
       const out: RateLimitDecision[] = [];
-      for (let i = 0; i < n; i += 1) out.push(await fixture.limiter.admit(who, policy));
+      for (let i = 0; i < n; i += 1) out.push(await admit(who, policy));
       return out;
     };
 
@@ -59,17 +66,17 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
       it('admits again once the requests have left the window, and not before', async () => {
         await burst(60);
         clock.advance(59_000);
-        expect((await fixture.limiter.admit(subject, FREE)).outcome).toBe('rate_limited');
+        expect((await admit(subject, FREE)).outcome).toBe('rate_limited');
         clock.advance(2_000);
-        expect((await fixture.limiter.admit(subject, FREE)).outcome).toBe('admitted');
+        expect((await admit(subject, FREE)).outcome).toBe('admitted');
       });
 
       it('tells when Remaining next rises and when to retry', async () => {
-        const first = await fixture.limiter.admit(subject, FREE);
+        const first = await admit(subject, FREE);
         // One request in the bucket of START counts until that bucket leaves the 61 counted ones.
         expect(first.resetAtMs).toBe(START + 61_000);
         await burst(59);
-        const refused = await fixture.limiter.admit(subject, FREE);
+        const refused = await admit(subject, FREE);
         expect(refused.resetAtMs).toBe(START + refused.retryAfterMs);
         expect(START + refused.retryAfterMs).toBe(START + 61_000);
       });
@@ -84,7 +91,7 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
 
       it('keeps subjects apart', async () => {
         await burst(60);
-        expect((await fixture.limiter.admit(`${subject}-other`, FREE)).outcome).toBe('admitted');
+        expect((await admit(`${subject}-other`, FREE)).outcome).toBe('admitted');
       });
     });
 
@@ -104,7 +111,7 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
         clock.advance(0);
         await burst(50, subject, policy);
         clock.advance(120_000);
-        const d = await fixture.limiter.admit(subject, policy);
+        const d = await admit(subject, policy);
         expect(d.limit).toBe(100);
         expect(d.remaining).toBe(49);
         expect(d.windows.map((w) => [w.name, w.windowSeconds, w.limit, w.remaining])).toEqual([
@@ -118,8 +125,8 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
       it('applies a new policy at once', async () => {
         await burst(60);
         const pro = PLAN_POLICIES.pro;
-        expect((await fixture.limiter.admit(subject, pro)).outcome).toBe('admitted');
-        expect((await fixture.limiter.admit(subject, pro)).remaining).toBe(300 - 62);
+        expect((await admit(subject, pro)).outcome).toBe('admitted');
+        expect((await admit(subject, pro)).remaining).toBe(300 - 62);
       });
     });
 
@@ -132,11 +139,11 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
         expect(banned.outcome).toBe('key_banned');
         expect(banned.retryAfterMs).toBe(300_000);
         clock.advance(100_000);
-        const during = await fixture.limiter.admit(subject, FREE);
+        const during = await admit(subject, FREE);
         expect(during.outcome).toBe('key_banned');
         expect(during.retryAfterMs).toBe(200_000);
         clock.advance(200_000);
-        expect((await fixture.limiter.admit(subject, FREE)).outcome).toBe('admitted');
+        expect((await admit(subject, FREE)).outcome).toBe('admitted');
       });
 
       it('lengthens a second ban within a day to 15 minutes, then 60', async () => {
@@ -157,14 +164,14 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
         await burst(19);
         clock.advance(61_000);
         await burst(60);
-        const next = await fixture.limiter.admit(subject, FREE);
+        const next = await admit(subject, FREE);
         expect(next.outcome).toBe('rate_limited');
       });
     });
 
     describe('concurrency', () => {
       it('admits exactly the limit when 100 requests race', async () => {
-        const decisions = await Promise.all(Array.from({ length: 100 }, () => fixture.limiter.admit(subject, FREE)));
+        const decisions = await Promise.all(Array.from({ length: 100 }, () => admit(subject, FREE)));
         expect(decisions.filter((d) => d.outcome === 'admitted')).toHaveLength(60);
         expect(new Set(decisions.filter((d) => d.outcome === 'admitted').map((d) => d.remaining)).size).toBe(60);
       });

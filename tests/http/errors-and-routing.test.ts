@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
+import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
 import { aPet } from '../support/mothers.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
@@ -105,20 +106,9 @@ describe('a failure of the service: 500 internal_error', () => {
 });
 
 describe('a limiter that cannot decide', () => {
-  /** The shape of the Redis limiter's fail-closed error: the HTTP edge knows it by its code alone. */
-  class LimiterDown extends Error {
-    readonly code = 'unavailable';
-  }
-
-  /** The answer to a keyed list request when the limiter throws `error`. */
-  async function answerWhenLimiterThrows(error: Error): Promise<ApiResponse> {
-    const fx = await startHttpFixture({
-      limiter: () => ({
-        admit: async () => {
-          throw error;
-        },
-      }),
-    });
+  /** The answer to a keyed list request when the limiter's admit is `admit`. */
+  async function answerWith(admit: RateLimiter['admit']): Promise<ApiResponse> {
+    const fx = await startHttpFixture({ limiter: () => ({ admit }) });
     try {
       return await fx.call('/v1/inventory', { headers: { authorization: await fx.bearer('free') } });
     } finally {
@@ -126,20 +116,26 @@ describe('a limiter that cannot decide', () => {
     }
   }
 
-  it('answers 503 unavailable when the limiter says it is down (fail-closed)', async () => {
-    const response = await answerWhenLimiterThrows(new LimiterDown('the shared rate limiter is unavailable'));
+  it('answers 503 unavailable, without rate-limit headers, when the limiter answers unavailable (fail-closed)', async () => {
+    const response = await answerWith(async () => ({ outcome: 'unavailable', reason: 'the shared store is down' }));
     expect(response.status).toBe(503);
     expect(errorOf(response)).toEqual({
       code: 'unavailable',
       message: 'a service this request needs is unavailable; retry shortly',
       status: 503,
     });
+    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(response.text).not.toContain('the shared store is down');
   });
 
-  it('answers 500 internal_error when the limiter fails in any other way', async () => {
-    const response = await answerWhenLimiterThrows(new Error('limiter bug'));
-    expect(response.status).toBe(500);
-    expect(response.text).not.toContain('limiter bug');
+  it('answers 500 internal_error when the limiter throws, whatever the error says of itself', async () => {
+    for (const error of [new Error('limiter bug'), Object.assign(new Error('limiter down'), { code: 'unavailable' })]) {
+      const response = await answerWith(async () => {
+        throw error;
+      });
+      expect(response.status).toBe(500);
+      expect(response.text).not.toContain('limiter');
+    }
   });
 });
 

@@ -13,7 +13,7 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter on a real redis-server', () =
 
   // The contract drives time with a ManualClock; the limiter passes it to the script instead of TIME.
   describeRateLimiterContract('redis', async (clock, banPolicy) => ({
-    limiter: new RedisRateLimiter(client, { keyPrefix: freshPrefix(), banPolicy, now: () => clock.nowMs() }),
+    limiter: new RedisRateLimiter(client, clock, { keyPrefix: freshPrefix(), banPolicy, timeFrom: 'clock' }),
     close: async () => {},
   }));
 });

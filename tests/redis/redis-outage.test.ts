@@ -1,16 +1,18 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import {
   FailoverRateLimiter,
   type FailoverRateLimiterOptions,
-  RateLimiterUnavailableError,
-} from '../../src/adapters/redis/failover-rate-limiter.js';
+} from '../../src/adapters/failover/failover-rate-limiter.js';
+import { UnavailableRateLimiter } from '../../src/adapters/failover/unavailable-rate-limiter.js';
+import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { RedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
+import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
 import { DEFAULT_BAN_POLICY } from '../../src/domain/ban.js';
 import { LIMIT_MAX, PLAN_POLICIES, rateLimitPolicy } from '../../src/domain/plan.js';
-import { RecordingLogger } from './recording-logger.js';
+import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
+import { RecordingLogger } from '../support/recording-logger.js';
 import { eventually, freshPrefix, hasRedisServer, useRedisServer } from './redis-fixture.js';
 
 const FREE = PLAN_POLICIES.free;
@@ -25,16 +27,20 @@ describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
     if (!redis.server().running()) await redis.server().restart();
   });
 
-  /** A service process's limiter: Redis behind a circuit breaker, with its own in-process fallback. */
-  const processLimiter = async (keyPrefix: string, options: Partial<FailoverRateLimiterOptions> = {}) => {
+  /** A service process's limiter: Redis behind a circuit breaker, with an in-process fallback unless given one. */
+  const processLimiter = async (
+    keyPrefix: string,
+    options: FailoverRateLimiterOptions = {},
+    fallback: RateLimiter = new MemoryRateLimiter(systemClock),
+  ) => {
     const client = await redis.client({ commandTimeoutMs: COMMAND_TIMEOUT_MS });
-    const fallback = new MemoryRateLimiter(systemClock);
-    return new FailoverRateLimiter(new RedisRateLimiter(client, { keyPrefix }), {
-      fallback,
-      coolDownMs: 50,
-      ...options,
-    });
+    const shared = new RedisRateLimiter(client, systemClock, { keyPrefix });
+    return new FailoverRateLimiter(shared, fallback, systemClock, { coolDownMs: 50, ...options });
   };
+
+  /** The outcome of one decision through `limiter`. */
+  const outcomeOf = async (limiter: RateLimiter, subject: string, policy = FREE) =>
+    (await limiter.admit(subject, policy)).outcome;
 
   /** Waits until each limiter has probed Redis and uses it again. */
   const recovered = (...limiters: FailoverRateLimiter[]) =>
@@ -73,7 +79,7 @@ describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
     await Promise.all(workers);
 
     expect(errors).toEqual([]);
-    for (const limiter of limiters) expect(limiter.status()).toMatchObject({ healthy: false, mode: 'open' });
+    for (const limiter of limiters) expect(limiter.status()).toMatchObject({ healthy: false, unavailable: 0 });
     expect(limiters.every((limiter) => limiter.status().failures >= 1)).toBe(true);
     expect(logger.lines.map((line) => line.level)).toEqual(['warn']);
 
@@ -83,8 +89,7 @@ describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
     const before = limiters.map((limiter) => limiter.status().fallbackDecisions);
     // Spread over both processes, one subject gets the plan's 60 in all, as it did before the outage.
     const outcomes = [];
-    for (let i = 0; i < 61; i += 1)
-      outcomes.push((await (limiters[i % 2] as FailoverRateLimiter).admit('key:a', FREE)).outcome);
+    for (let i = 0; i < 61; i += 1) outcomes.push(await outcomeOf(limiters[i % 2] as FailoverRateLimiter, 'key:a'));
     expect(outcomes).toEqual([...Array(60).fill('admitted'), 'rate_limited']);
     expect(limiters.map((limiter) => limiter.status().fallbackDecisions)).toEqual(before);
   });
@@ -93,19 +98,19 @@ describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
     const keyPrefix = freshPrefix();
     const client = await redis.client({ commandTimeoutMs: COMMAND_TIMEOUT_MS });
     const banAfterTwo = { ...DEFAULT_BAN_POLICY, strikes: 2 };
-    const shared = new RedisRateLimiter(client, { keyPrefix, banPolicy: banAfterTwo });
+    const shared = new RedisRateLimiter(client, systemClock, { keyPrefix, banPolicy: banAfterTwo });
     const fallback = new MemoryRateLimiter(systemClock, { banPolicy: banAfterTwo });
-    const limiter = new FailoverRateLimiter(shared, { fallback, coolDownMs: 50 });
+    const limiter = new FailoverRateLimiter(shared, fallback, systemClock, { coolDownMs: 50 });
     const one = rateLimitPolicy(1, 1_000);
     const outcomes = [];
-    for (let i = 0; i < 3; i += 1) outcomes.push((await limiter.admit('key:pest', one)).outcome);
+    for (let i = 0; i < 3; i += 1) outcomes.push(await outcomeOf(limiter, 'key:pest', one));
     expect(outcomes).toEqual(['admitted', 'rate_limited', 'key_banned']);
     await redis.server().kill();
-    expect((await limiter.admit('key:other', one)).outcome).toBe('admitted');
+    expect(await outcomeOf(limiter, 'key:other', one)).toBe('admitted');
     expect(limiter.healthy()).toBe(false);
     let probes = 0;
     await eventually('a probe of Redis after the cool-down', async () => {
-      expect((await limiter.admit('key:pest', one)).outcome).toBe('key_banned');
+      expect(await outcomeOf(limiter, 'key:pest', one)).toBe('key_banned');
       probes += 1;
       await limiter.admit(`key:other-${probes}`, one);
       return limiter.status().failures === 2;
@@ -113,24 +118,24 @@ describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
     expect(limiter.healthy()).toBe(false);
   });
 
-  it('fails closed with RateLimiterUnavailableError while Redis is down, when so configured', async () => {
-    const limiter = await processLimiter(freshPrefix(), { mode: 'closed' });
-    expect((await limiter.admit('key:a', FREE)).outcome).toBe('admitted');
+  it('fails closed, answering unavailable while Redis is down, when so configured', async () => {
+    const limiter = await processLimiter(freshPrefix(), {}, new UnavailableRateLimiter());
+    expect(await outcomeOf(limiter, 'key:a')).toBe('admitted');
     await redis.server().kill();
-    await expect(limiter.admit('key:a', FREE)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
-    await expect(limiter.admit('key:a', FREE)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
-    expect(limiter.status()).toMatchObject({ healthy: false, mode: 'closed', fallbackDecisions: 0 });
+    expect(await outcomeOf(limiter, 'key:a')).toBe('unavailable');
+    expect(await outcomeOf(limiter, 'key:a')).toBe('unavailable');
+    expect(limiter.status()).toMatchObject({ healthy: false, fallbackDecisions: 0 });
     expect(limiter.status().unavailable).toBeGreaterThanOrEqual(2);
 
     await redis.server().restart();
     await recovered(limiter);
     // The restarted server is empty (nothing is saved), so the subject starts afresh.
-    expect((await limiter.admit('key:a', FREE)).remaining).toBe(59);
+    expect(await limiter.admit('key:a', FREE)).toMatchObject({ outcome: 'admitted', remaining: 59 });
   });
 
   it('decides within the command timeout when Redis hangs, and uses it again once it wakes', async () => {
     const limiter = await processLimiter(freshPrefix());
-    expect((await limiter.admit('key:a', FREE)).remaining).toBe(59);
+    expect(await limiter.admit('key:a', FREE)).toMatchObject({ remaining: 59 });
     redis.server().pause();
     try {
       const started = performance.now();
@@ -145,6 +150,8 @@ describe.skipIf(!hasRedisServer)('the Redis limiter when Redis fails', () => {
       redis.server().resume();
     }
     await recovered(limiter);
-    expect((await limiter.admit('key:a', FREE)).remaining).toBeLessThan(59);
+    const after = await limiter.admit('key:a', FREE);
+    expect(after.outcome).toBe('admitted');
+    expect((after as RateLimitDecision).remaining).toBeLessThan(59);
   });
 });

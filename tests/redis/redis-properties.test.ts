@@ -41,7 +41,11 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter, checked against an exact log
     policy: RateLimitPolicy,
   ): Promise<{ admitted: number[]; refused: number[] }> {
     const clock = new ManualClock();
-    const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix(), banPolicy: NO_BANS, now: () => clock.ms });
+    const limiter = new RedisRateLimiter(client, clock, {
+      keyPrefix: freshPrefix(),
+      banPolicy: NO_BANS,
+      timeFrom: 'clock',
+    });
     const admitted: number[] = [];
     const refused: number[] = [];
     for (const t of timeline) {
@@ -145,7 +149,11 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter, checked against an exact log
             async (banPolicy, steps) => {
               const clock = new ManualClock();
               const memory = new MemoryRateLimiter(clock, { banPolicy });
-              const shared = new RedisRateLimiter(client, { keyPrefix: freshPrefix(), banPolicy, now: () => clock.ms });
+              const shared = new RedisRateLimiter(client, clock, {
+                keyPrefix: freshPrefix(),
+                banPolicy,
+                timeFrom: 'clock',
+              });
               const fromRedis: RateLimitDecision[] = [];
               const inProcess: RateLimitDecision[] = [];
               for (const { gapMs, policy } of steps) {

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RedisRateLimiter, rateLimitKeys } from '../../src/adapters/redis/redis-rate-limiter.js';
+import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../src/domain/ban.js';
 import { LIMIT_MAX, PLAN_POLICIES, type RateLimitPolicy, rateLimitPolicy } from '../../src/domain/plan.js';
 import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
@@ -32,7 +33,7 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
 
   describe('on the server clock', () => {
     it('admits the plan’s 60, refuses the 61st, and times Remaining and Retry-After by TIME', async () => {
-      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix() });
+      const limiter = new RedisRateLimiter(client, systemClock, { keyPrefix: freshPrefix() });
       const [seconds] = await client.time();
       const decisions = await burst(limiter, 61);
       expect(decisions.map((d) => d.outcome)).toEqual([...Array(60).fill('admitted'), 'rate_limited']);
@@ -50,8 +51,8 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
       const other = await redis.client();
       const prefix = freshPrefix();
       const limiters = [
-        new RedisRateLimiter(client, { keyPrefix: prefix }),
-        new RedisRateLimiter(other, { keyPrefix: prefix }),
+        new RedisRateLimiter(client, systemClock, { keyPrefix: prefix }),
+        new RedisRateLimiter(other, systemClock, { keyPrefix: prefix }),
       ];
       const decisions = await Promise.all(
         Array.from({ length: 100 }, (_, i) => (limiters[i % 2] as RedisRateLimiter).admit('key:shared', FREE)),
@@ -68,7 +69,7 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
 
     it('keeps a subject’s keys under the prefix and one hash tag, each with an expiry', async () => {
       const keyPrefix = freshPrefix();
-      const limiter = new RedisRateLimiter(client, { keyPrefix, banPolicy: banAfterThree });
+      const limiter = new RedisRateLimiter(client, systemClock, { keyPrefix, banPolicy: banAfterThree });
       await burst(limiter, 62);
       const keys = rateLimitKeys('key:a', keyPrefix);
       expect(keys).toEqual({
@@ -95,7 +96,7 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
     it('deletes a window’s key once its last bucket has left, as the domain then forgets the window', async () => {
       const clock = new ManualClock();
       const keyPrefix = freshPrefix();
-      const limiter = new RedisRateLimiter(client, { keyPrefix, now: () => clock.ms });
+      const limiter = new RedisRateLimiter(client, clock, { keyPrefix, timeFrom: 'clock' });
       const keys = rateLimitKeys('key:a', keyPrefix);
       const oneADay = rateLimitPolicy(60, 1);
       expect((await limiter.admit('key:a', oneADay)).outcome).toBe('admitted');
@@ -111,7 +112,7 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
     it('holds one field per counted bucket in each window over a long timeline, linked oldest first', async () => {
       const clock = new ManualClock();
       const keyPrefix = freshPrefix();
-      const limiter = new RedisRateLimiter(client, { keyPrefix, now: () => clock.ms });
+      const limiter = new RedisRateLimiter(client, clock, { keyPrefix, timeFrom: 'clock' });
       const keys = rateLimitKeys('key:a', keyPrefix);
       const unlimited = rateLimitPolicy(LIMIT_MAX, LIMIT_MAX);
       const most = { minute: 0, day: 0 };
@@ -155,7 +156,7 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
 
     it('answers a ban in process until it ends, with no round trip, then asks Redis again', async () => {
       const clock = new ManualClock();
-      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix(), now: () => clock.ms });
+      const limiter = new RedisRateLimiter(client, clock, { keyPrefix: freshPrefix(), timeFrom: 'clock' });
       expect((await banned(limiter)).outcome).toBe('key_banned');
       expect(limiter.cachedBans).toBe(1);
       const before = await scriptRuns();
@@ -172,8 +173,8 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
     it('learns a ban another process made, and keeps it in process too', async () => {
       const clock = new ManualClock();
       const keyPrefix = freshPrefix();
-      const first = new RedisRateLimiter(client, { keyPrefix, now: () => clock.ms });
-      const second = new RedisRateLimiter(client, { keyPrefix, now: () => clock.ms });
+      const first = new RedisRateLimiter(client, clock, { keyPrefix, timeFrom: 'clock' });
+      const second = new RedisRateLimiter(client, clock, { keyPrefix, timeFrom: 'clock' });
       await banned(first);
       clock.advance(1_000);
       const seen = await second.admit('key:a', FREE);
@@ -184,7 +185,11 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
 
     it('holds no more bans in process than its cache size, and still refuses the ones it dropped', async () => {
       const clock = new ManualClock();
-      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix(), banCacheSize: 2, now: () => clock.ms });
+      const limiter = new RedisRateLimiter(client, clock, {
+        keyPrefix: freshPrefix(),
+        banCacheSize: 2,
+        timeFrom: 'clock',
+      });
       for (const subject of ['key:a', 'key:b', 'key:c']) await banned(limiter, subject);
       expect(limiter.cachedBans).toBe(2);
       expect((await limiter.admit('key:a', FREE)).outcome).toBe('key_banned');
@@ -193,14 +198,14 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
 
   describe('the script', () => {
     it('still decides after the server forgot it (EVALSHA falls back to EVAL)', async () => {
-      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix() });
+      const limiter = new RedisRateLimiter(client, systemClock, { keyPrefix: freshPrefix() });
       expect((await limiter.admit('key:a', FREE)).remaining).toBe(59);
       await client.script('FLUSH');
       expect((await limiter.admit('key:a', FREE)).remaining).toBe(58);
     });
 
     it('takes limits per call, so an enterprise key’s own limits and a plan change need no migration', async () => {
-      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix() });
+      const limiter = new RedisRateLimiter(client, systemClock, { keyPrefix: freshPrefix() });
       const small: RateLimitPolicy = rateLimitPolicy(5, 50_000);
       const outcomes = (await burst(limiter, 6, small)).map((d) => d.outcome);
       expect(outcomes).toEqual([...Array(5).fill('admitted'), 'rate_limited']);
@@ -211,11 +216,11 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
 
   describe('bad input', () => {
     it('refuses a key prefix with a brace, which would split a subject’s keys over cluster slots', () => {
-      expect(() => new RedisRateLimiter(client, { keyPrefix: 'svc{a}:' })).toThrow(RangeError);
+      expect(() => new RedisRateLimiter(client, systemClock, { keyPrefix: 'svc{a}:' })).toThrow(RangeError);
     });
 
     it('refuses an empty subject, whose hash tag Redis Cluster would ignore', async () => {
-      const limiter = new RedisRateLimiter(client, { keyPrefix: freshPrefix() });
+      const limiter = new RedisRateLimiter(client, systemClock, { keyPrefix: freshPrefix() });
       await expect(limiter.admit('', FREE)).rejects.toThrow(RangeError);
     });
   });

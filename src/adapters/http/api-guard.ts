@@ -58,6 +58,10 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
     const subject = principal === undefined ? `ip:${ctx.ip}` : `key:${principal.keyId}`;
     const policy = principal === undefined ? PLAN_POLICIES.free : principal.policy;
     const decision = await admitRequest.execute({ subject, policy });
+    // No decision, so no rate-limit headers to send: only the Error body.
+    if (decision.outcome === 'unavailable') {
+      return sendError(ctx, 'unavailable', 'a service this request needs is unavailable; retry shortly');
+    }
     setRateLimitHeaders(ctx, decision, clock.nowMs());
     if (principal !== undefined) ctx.state.keyId = principal.keyId;
     if (decision.outcome !== 'admitted') {

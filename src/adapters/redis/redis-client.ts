@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { RateLimiterLogger } from './failover-rate-limiter.js';
+import type { OutageLogger } from '../shared/outage-logger.js';
 
 export interface RedisClientOptions {
   /** How long one command may take before it fails and the fallback decides; default 100 ms. */
@@ -7,7 +7,7 @@ export interface RedisClientOptions {
   /** How long one connection attempt may take; default 1,000 ms. */
   readonly connectTimeoutMs?: number;
   /** Told once when the connection is lost, and once when it is back. */
-  readonly logger?: RateLimiterLogger;
+  readonly logger?: OutageLogger;
 }
 
 /**

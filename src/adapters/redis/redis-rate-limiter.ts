@@ -1,5 +1,6 @@
 import type { Redis, Result } from 'ioredis';
-import type { RateLimiter } from '../../application/ports/rate-limiter.js';
+import type { Clock } from '../../application/ports/clock.js';
+import type { LocalAnswers, RateLimiter } from '../../application/ports/rate-limiter.js';
 import { type BanPolicy, banPolicy, DEFAULT_BAN_POLICY, newBanState } from '../../domain/ban.js';
 import type { RateLimitPolicy } from '../../domain/plan.js';
 import {
@@ -18,7 +19,6 @@ import {
   type WindowSpec,
 } from '../../domain/sliding-window.js';
 import { BanCache } from './ban-cache.js';
-import type { LocalAnswers } from './failover-rate-limiter.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 
 declare module 'ioredis' {
@@ -64,10 +64,10 @@ export interface RedisRateLimiterOptions {
   /** How many bans are held in process at most; default 10,000. */
   readonly banCacheSize?: number;
   /**
-   * Tests only: a time in Unix ms passed to the script instead of the server's clock, so that a test
-   * clock can drive Redis. Production leaves it unset: every process then shares the server's TIME.
+   * Whose time a decision is made at: the Redis server's TIME (the default, one clock for every
+   * process), or the limiter's Clock, passed to the script (tests, so that a test clock drives Redis).
    */
-  readonly now?: () => number;
+  readonly timeFrom?: 'server' | 'clock';
 }
 
 const ADMITTED = 0;
@@ -85,10 +85,15 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   private readonly bans: BanCache;
   /** The ban policy as the script reads it, written once: it is the same for every call. */
   private readonly banPolicyArg: string;
-  private readonly now: (() => number) | undefined;
+  private readonly clockDecides: boolean;
 
+  /**
+   * `clock` ages the bans held in process (against the server's time learned with each ban), and is the
+   * time of every decision when `timeFrom` is 'clock'.
+   */
   constructor(
     private readonly client: Redis,
+    private readonly clock: Clock,
     options: RedisRateLimiterOptions = {},
   ) {
     this.keyPrefix = options.keyPrefix ?? '';
@@ -96,7 +101,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     if (/[{}]/.test(this.keyPrefix)) throw new RangeError('the Redis key prefix must not hold { or }');
     this.banPolicy = banPolicy(options.banPolicy ?? DEFAULT_BAN_POLICY);
     this.bans = new BanCache(options.banCacheSize ?? 10_000);
-    this.now = options.now;
+    this.clockDecides = options.timeFrom === 'clock';
     const { strikes, strikeWindowMs, escalationWindowMs, durationsMs } = this.banPolicy;
     this.banPolicyArg = [strikes, strikeWindowMs, escalationWindowMs, ...durationsMs].join(' ');
     // defineCommand sends EVALSHA and falls back to EVAL when the server lacks the script (after a restart).
@@ -115,7 +120,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
       keys.day,
       keys.strikes,
       keys.ban,
-      this.now === undefined ? '' : String(this.now()),
+      this.clockDecides ? String(this.clock.nowMs()) : '',
       String(policy.perMinute),
       String(policy.perDay),
       this.banPolicyArg,
@@ -125,7 +130,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     const nowMs = figure(reply, 1);
     if (code === BANNED) {
       const state = bannedState(reply, figures);
-      this.bans.remember(subject, state, nowMs - this.localNow());
+      this.bans.remember(subject, state, nowMs - this.clock.nowMs());
       // While banned, the domain only expires buckets and reports: the same answer the cache gives later.
       return admitRequest(state, policy, this.banPolicy, nowMs);
     }
@@ -141,17 +146,13 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
 
   /** The answer for a subject whose ban is held in process, with no round trip; else undefined. */
   answerLocally(subject: string, policy: RateLimitPolicy): RateLimitDecision | undefined {
-    const cached = this.bans.find(subject, this.localNow());
+    const cached = this.bans.find(subject, this.clock.nowMs());
     return cached === undefined ? undefined : admitRequest(cached.state, policy, this.banPolicy, cached.nowMs);
   }
 
   /** How many bans are answered in process (for tests and metrics). */
   get cachedBans(): number {
     return this.bans.size;
-  }
-
-  private localNow(): number {
-    return this.now === undefined ? Date.now() : this.now();
   }
 }
 

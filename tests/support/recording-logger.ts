@@ -1,7 +1,7 @@
-import type { RateLimiterLogger } from '../../src/adapters/redis/failover-rate-limiter.js';
+import type { OutageLogger } from '../../src/adapters/shared/outage-logger.js';
 
 /** A logger that keeps what it is told, for tests to read. */
-export class RecordingLogger implements RateLimiterLogger {
+export class RecordingLogger implements OutageLogger {
   readonly lines: { level: 'warn' | 'info'; obj: object; msg: string }[] = [];
 
   warn(obj: object, msg: string): void {

@@ -1,12 +1,13 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { FailoverRateLimiter, RateLimiterUnavailableError } from '../../src/adapters/redis/failover-rate-limiter.js';
-import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
+import { FailoverRateLimiter } from '../../src/adapters/failover/failover-rate-limiter.js';
+import { UnavailableRateLimiter } from '../../src/adapters/failover/unavailable-rate-limiter.js';
+import type { RateLimitAnswer, RateLimiter } from '../../src/application/ports/rate-limiter.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
 import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { RecordingLogger } from './recording-logger.js';
+import { RecordingLogger } from '../support/recording-logger.js';
 
 const FREE = PLAN_POLICIES.free;
 const COOL_DOWN_MS = 1_000;
@@ -23,17 +24,19 @@ const answer = (limit: number): RateLimitDecision => ({
 const SHARED = answer(60);
 const LOCAL = answer(1);
 
-/** A shared limiter that fails on demand, or holds its answer until released. */
+/** A shared limiter that fails on demand (throwing, or answering that it cannot decide), or holds its answer until released. */
 class FlakyLimiter implements RateLimiter {
   failing = false;
+  undecided = false;
   calls = 0;
   private held: (() => void)[] = [];
   holding = false;
 
-  async admit(): Promise<RateLimitDecision> {
+  async admit(): Promise<RateLimitAnswer> {
     this.calls += 1;
     if (this.holding) await new Promise<void>((resolve) => this.held.push(resolve));
     if (this.failing) throw new Error('connection lost');
+    if (this.undecided) return { outcome: 'unavailable', reason: 'its own store is down' };
     return SHARED;
   }
 
@@ -62,12 +65,7 @@ describe('FailoverRateLimiter', () => {
     shared = new FlakyLimiter();
     local = new CountingLimiter();
     logger = new RecordingLogger();
-    limiter = new FailoverRateLimiter(shared, {
-      fallback: local,
-      coolDownMs: COOL_DOWN_MS,
-      logger,
-      now: () => clock.ms,
-    });
+    limiter = new FailoverRateLimiter(shared, local, clock, { coolDownMs: COOL_DOWN_MS, logger });
   });
 
   const admitMany = (n: number) => Promise.all(Array.from({ length: n }, () => limiter.admit('key:a', FREE)));
@@ -78,7 +76,6 @@ describe('FailoverRateLimiter', () => {
       expect(limiter.status()).toEqual({
         healthy: true,
         circuit: 'closed',
-        mode: 'open',
         failures: 0,
         fallbackDecisions: 0,
         unavailable: 0,
@@ -87,7 +84,7 @@ describe('FailoverRateLimiter', () => {
     });
   });
 
-  describe('failing open (the default)', () => {
+  describe('failing open (an in-process fallback)', () => {
     it('decides in process after a failure, skips the shared limiter during the cool-down, logs once', async () => {
       shared.failing = true;
       expect(await limiter.admit('key:a', FREE)).toEqual(LOCAL);
@@ -96,7 +93,7 @@ describe('FailoverRateLimiter', () => {
       expect(shared.calls).toBe(1);
       expect(limiter.status()).toMatchObject({ healthy: false, circuit: 'open', failures: 1, fallbackDecisions: 5 });
       expect(logger.lines.map((l) => [l.level, l.msg])).toEqual([
-        ['warn', 'shared rate limiter failed: deciding in process until it answers'],
+        ['warn', 'shared rate limiter failed: its fallback answers until it is back'],
       ]);
     });
 
@@ -111,7 +108,7 @@ describe('FailoverRateLimiter', () => {
       expect(limiter.healthy()).toBe(true);
       expect(logger.lines[1]).toEqual({
         level: 'info',
-        obj: { outageMs: COOL_DOWN_MS, failures: 1, fallbackDecisions: 2 },
+        obj: { outageMs: COOL_DOWN_MS, failures: 1, fallbackDecisions: 2, unavailable: 0 },
         msg: 'shared rate limiter answers again',
       });
     });
@@ -132,11 +129,7 @@ describe('FailoverRateLimiter', () => {
       const knowing = Object.assign(shared, {
         answerLocally: (subject: string) => (subject === 'key:banned' ? banned : undefined),
       });
-      const withBans = new FailoverRateLimiter(knowing, {
-        fallback: local,
-        coolDownMs: COOL_DOWN_MS,
-        now: () => clock.ms,
-      });
+      const withBans = new FailoverRateLimiter(knowing, local, clock, { coolDownMs: COOL_DOWN_MS });
       shared.failing = true;
       expect(await withBans.admit('key:a', FREE)).toEqual(LOCAL);
       expect(await withBans.admit('key:banned', FREE)).toEqual(banned);
@@ -165,18 +158,36 @@ describe('FailoverRateLimiter', () => {
     });
   });
 
-  describe('failing closed', () => {
-    it('refuses with RateLimiterUnavailableError, coded unavailable and keeping the cause', async () => {
-      const closed = new FailoverRateLimiter(shared, { mode: 'closed', coolDownMs: COOL_DOWN_MS, now: () => clock.ms });
+  describe('failing closed (an UnavailableRateLimiter fallback)', () => {
+    it('answers unavailable, counted as such, while the shared limiter fails, and decides again after', async () => {
+      const closed = new FailoverRateLimiter(shared, new UnavailableRateLimiter(), clock, {
+        coolDownMs: COOL_DOWN_MS,
+        logger,
+      });
       shared.failing = true;
-      const error = await closed.admit('key:a', FREE).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(RateLimiterUnavailableError);
-      expect(error).toMatchObject({ code: 'unavailable', cause: new Error('connection lost') });
-      await expect(closed.admit('key:a', FREE)).rejects.toBeInstanceOf(RateLimiterUnavailableError);
-      expect(closed.status()).toMatchObject({ mode: 'closed', failures: 1, fallbackDecisions: 0, unavailable: 2 });
+      const answers = [await closed.admit('key:a', FREE), await closed.admit('key:a', FREE)];
+      expect(answers.map((a) => a.outcome)).toEqual(['unavailable', 'unavailable']);
+      expect(closed.status()).toMatchObject({ healthy: false, failures: 1, fallbackDecisions: 0, unavailable: 2 });
       clock.advance(COOL_DOWN_MS);
       shared.failing = false;
       expect(await closed.admit('key:a', FREE)).toEqual(SHARED);
+      expect(logger.lines[1]?.obj).toEqual({
+        outageMs: COOL_DOWN_MS,
+        failures: 1,
+        fallbackDecisions: 0,
+        unavailable: 2,
+      });
+    });
+  });
+
+  describe('a shared limiter that answers it cannot decide', () => {
+    it('is taken as failed: the fallback decides and the circuit opens, as for a thrown failure', async () => {
+      shared.undecided = true;
+      expect(await limiter.admit('key:a', FREE)).toEqual(LOCAL);
+      expect(await limiter.admit('key:a', FREE)).toEqual(LOCAL);
+      expect(shared.calls).toBe(1);
+      expect(limiter.status()).toMatchObject({ circuit: 'open', failures: 1, fallbackDecisions: 2 });
+      expect(logger.lines[0]?.obj).toMatchObject({ err: new Error('its own store is down') });
     });
   });
 
@@ -188,10 +199,8 @@ describe('FailoverRateLimiter', () => {
         done();
       },
     });
-    const logged = new FailoverRateLimiter(shared, {
-      fallback: local,
+    const logged = new FailoverRateLimiter(shared, local, clock, {
       logger: pino({ base: null, timestamp: false }, sink),
-      now: () => clock.ms,
     });
     shared.failing = true;
     await logged.admit('key:a', FREE);
@@ -200,13 +209,13 @@ describe('FailoverRateLimiter', () => {
     await logged.admit('key:a', FREE);
     const records = lines.map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } });
     expect(records.map((r) => [r.level, r.msg])).toEqual([
-      [40, 'shared rate limiter failed: deciding in process until it answers'],
+      [40, 'shared rate limiter failed: its fallback answers until it is back'],
       [30, 'shared rate limiter answers again'],
     ]);
     expect(records[0]?.err?.message).toBe('connection lost');
   });
 
   it('refuses a cool-down that is not a whole number of milliseconds', () => {
-    expect(() => new FailoverRateLimiter(shared, { fallback: local, coolDownMs: -1 })).toThrow(RangeError);
+    expect(() => new FailoverRateLimiter(shared, local, clock, { coolDownMs: -1 })).toThrow(RangeError);
   });
 });
