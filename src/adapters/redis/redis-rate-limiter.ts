@@ -28,10 +28,7 @@ declare module 'ioredis' {
      * Buffer form, as its reply is packed binary.
      */
     petstoreSlidingWindowBuffer(
-      minuteKey: string,
-      dayKey: string,
-      strikesKey: string,
-      banKey: string,
+      key: string,
       nowMs: string,
       minuteLimit: string,
       dayLimit: string,
@@ -40,25 +37,14 @@ declare module 'ioredis' {
   }
 }
 
-/** The Redis keys of one subject. */
-export interface RateLimitKeys {
-  readonly minute: string;
-  readonly day: string;
-  readonly strikes: string;
-  readonly ban: string;
-}
-
 /**
- * The keys of `subject` under `prefix`. They share the hash tag `{subject}`, so that in a Redis Cluster
- * they sit in one slot: a script may only touch keys of one slot.
+ * The Redis key of `subject` under `prefix`: one hash holds all of a subject's state (its fields are
+ * told in sliding-window-script.ts), so a script touches one key, in one slot of a Redis Cluster.
  */
-export function rateLimitKeys(subject: string, prefix = ''): RateLimitKeys {
-  const base = `${prefix}rl:{${subject}}`;
-  return { minute: `${base}:m`, day: `${base}:d`, strikes: `${base}:x`, ban: `${base}:ban` };
-}
+export const rateLimitKey = (subject: string, prefix = ''): string => `${prefix}rl:${subject}`;
 
 export interface RedisRateLimiterOptions {
-  /** Put before every key (`<prefix>rl:{subject}:m`), to share a Redis between services or tests. No braces. */
+  /** Put before every key (`<prefix>rl:<subject>`), to share a Redis between services or tests. */
   readonly keyPrefix?: string;
   readonly banPolicy?: BanPolicy;
   /** How many bans are held in process at most; default 10,000. */
@@ -97,29 +83,21 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     options: RedisRateLimiterOptions = {},
   ) {
     this.keyPrefix = options.keyPrefix ?? '';
-    // A brace in the prefix would become the hash tag and split a subject's keys over slots.
-    if (/[{}]/.test(this.keyPrefix)) throw new RangeError('the Redis key prefix must not hold { or }');
     this.banPolicy = banPolicy(options.banPolicy ?? DEFAULT_BAN_POLICY);
     this.bans = new BanCache(options.banCacheSize ?? 10_000);
     this.clockDecides = options.timeFrom === 'clock';
     const { strikes, strikeWindowMs, escalationWindowMs, durationsMs } = this.banPolicy;
     this.banPolicyArg = [strikes, strikeWindowMs, escalationWindowMs, ...durationsMs].join(' ');
     // defineCommand sends EVALSHA and falls back to EVAL when the server lacks the script (after a restart).
-    client.defineCommand('petstoreSlidingWindow', { numberOfKeys: 4, lua: SLIDING_WINDOW_SCRIPT });
+    client.defineCommand('petstoreSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
   }
 
   async admit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
-    // An empty subject would make an empty hash tag, which Redis Cluster ignores: the keys would split.
-    if (subject === '') throw new RangeError('a rate-limit subject must not be empty');
     const known = this.answerLocally(subject, policy);
     if (known !== undefined) return known;
 
-    const keys = rateLimitKeys(subject, this.keyPrefix);
     const reply = await this.client.petstoreSlidingWindowBuffer(
-      keys.minute,
-      keys.day,
-      keys.strikes,
-      keys.ban,
+      rateLimitKey(subject, this.keyPrefix),
       this.clockDecides ? String(this.clock.nowMs()) : '',
       String(policy.perMinute),
       String(policy.perDay),
@@ -134,13 +112,20 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
       // While banned, the domain only expires buckets and reports: the same answer the cache gives later.
       return admitRequest(state, policy, this.banPolicy, nowMs);
     }
-    if (figures !== 6) throw new Error('the rate-limit script answered the wrong number of figures');
+    if (code === ADMITTED) {
+      if (figures !== 11) throw new Error('the rate-limit script answered an admission of the wrong length');
+      const windows = [
+        countedWindow(MINUTE_WINDOW, policy.perMinute, reply, 2),
+        countedWindow(DAY_WINDOW, policy.perDay, reply, 6),
+      ];
+      return decision('admitted', windows, nowMs, 0);
+    }
+    if (code !== RATE_LIMITED) throw new Error(`the rate-limit script answered an unknown code ${code}`);
+    if (figures !== 6) throw new Error('the rate-limit script answered a refusal of the wrong length');
     const windows = [
       report(MINUTE_WINDOW, policy.perMinute, figure(reply, 2), figure(reply, 3)),
       report(DAY_WINDOW, policy.perDay, figure(reply, 4), figure(reply, 5)),
     ];
-    if (code === ADMITTED) return decision('admitted', windows, nowMs, 0);
-    if (code !== RATE_LIMITED) throw new Error(`the rate-limit script answered an unknown code ${code}`);
     return decision('rate_limited', windows, nowMs, retryAtMs(windows, nowMs) - nowMs);
   }
 
@@ -163,6 +148,17 @@ const report = (spec: WindowSpec, limit: number, remaining: number, resetAtMs: n
   remaining,
   resetAtMs,
 });
+
+/**
+ * A window's report from the state an admission answers, whose window starts at figure `at`: older,
+ * head, newest, the newest's count. The domain's remainingIn and nextRiseMs: room was checked, so at most
+ * the limit is counted, and as every kept bucket holds a request, the head's leaving brings a rise.
+ */
+function countedWindow(spec: WindowSpec, limit: number, reply: Buffer, at: number): WindowReport {
+  const counted = figure(reply, at) + figure(reply, at + 3);
+  const head = figure(reply, at + 1);
+  return report(spec, limit, limit - counted, (head + spec.windowMs / spec.bucketMs + 1) * spec.bucketMs);
+}
 
 /**
  * How many figures the script's reply packs (little-endian doubles, see sliding-window-script.ts), with

@@ -14,139 +14,158 @@ const lua = (spec: WindowSpec): string => `${spec.bucketMs}, ${spec.windowMs / s
  * passes a time for tests. The windows' bucket sizes are the domain's, written into the text; limits and
  * the ban policy come with every call.
  *
- * KEYS: 1 minute window, 2 day window, 3 strikes, 4 ban (one hash tag, so one cluster slot).
+ * KEYS: 1 the subject's hash, which holds all of its state (one key, so one cluster slot).
  * ARGV: 1 now in Unix ms, or '' for the server's clock; 2 minute limit; 3 day limit; 4 the ban policy as
  *       'strikes strikeWindowMs escalationWindowMs duration1Ms duration2Ms ...', read only on a refusal.
  *
- * A window is a hash. Field `h`, its header, packs four numbers (Lua's struct library, little-endian
- * doubles, exact for these integers): `older` (the count of the buckets before the newest; the window's
- * total is older + the newest's count), `head` (the oldest bucket kept), `newest` (the domain's `newest`,
- * so a clock that steps back still writes in order) and the newest bucket's count. Every bucket b before
- * the newest has a field named b that packs its count and the next bucket kept. Buckets are only ever
- * appended at the newest end and dropped at the oldest, as in the domain's insertion-ordered Map, so the
- * links form a queue: expiry and "when does Remaining next rise" walk from the head and stop early,
- * amortised O(1), and the hash never holds more than B + 1 fields for the B + 1 buckets that count. A
- * window with no bucket left has no state in the domain either (it forgets `newest`), so its key is
- * deleted. Strikes are a list of refusal times (the domain's array); the ban is a hash of `until`, `last`
- * (when the last ban began) and `level`.
+ * The hash's fields:
+ * - `s`, the state every decision reads, packed with Lua's struct library (little-endian doubles, exact
+ *   for these integers): the code of an admission and the time it was written (see Reply), then for the
+ *   minute and then the day window `older` (the count of the buckets before the newest; the window's
+ *   total is older + the newest's count), `head` (the oldest bucket kept), `newest` (the domain's
+ *   `newest`, so a clock that steps back still writes in order) and the newest bucket's count, 0 for a
+ *   window that holds nothing (the domain then forgets `newest` too); last, the end of the ban.
+ * - `m<bucket>` and `d<bucket>`, one for every bucket before the newest that still counts in the minute
+ *   or the day window, packing its count and the next bucket kept. Buckets are only ever appended at the
+ *   newest end and dropped at the oldest, as in the domain's insertion-ordered Map, so the links form a
+ *   queue: expiry and "when does Remaining next rise" walk from the head and stop early, amortised
+ *   O(1), and there are never more than the B buckets before the newest of each window.
+ * - `x`, the times of the recent refusals (the domain's strikes), and `b`, when the last ban began and
+ *   its level: read and written only on a refusal.
  *
- * The script runs for every request, so its common path, a request in each window's newest bucket, is
- * kept to six redis.calls (TIME, the two headers, the ban, the two headers written back), each costing
- * about a microsecond: a header is one field because one packed field reads and writes faster than four
- * plain ones, and a window's state travels as plain values, not a table, to spare allocations and the
- * garbage they leave. Numbers go to redis.call as Lua numbers, which Redis writes as exact integers.
- * Each window keeps its header in its own key, which expires on its own: both headers and the ban's end
- * in one field of the day hash would spare two calls, measured at about 0.5 µs of 7, but would tie the
- * minute's state and the ban to the day key's lifetime.
+ * The common case, a request that lands in each window's newest bucket while nothing leaves, not
+ * banned and with room, is decided first, inline, by TIME, HGET and HSET of `s`: the cost of a script is
+ * mostly its redis.calls (around a microsecond each) and, in Lua 5.1, the closures and packing it runs,
+ * so that path defines no function and packs the state once. Every other case runs the general path
+ * below it, which follows the domain function by function.
+ *
+ * Expiry: the hash lives while anything in it can still matter: until the day's newest bucket leaves the
+ * window (every request counts in both windows, so the day's newest bucket outlives the minute's), the
+ * ban ends, and the last ban can no longer lengthen the next. The expiry is set when one of those ends
+ * moves, and only ever lengthened, so it is never shorter than a day's buckets or a ban even when a
+ * test clock runs far ahead of the server's. Older refusals and bans that stay in the hash past their
+ * windows are ignored, as in the domain, which compares their times.
  *
  * Reply: its figures, whole numbers, packed as little-endian doubles in one string, which Redis sends for
- * less than a list of integers. Admitted or refused: {code, now, minute remaining, minute reset ms, day
- * remaining, day reset ms}. Banned: {code, now, banned until ms, n, then n minute buckets and after them
- * the day buckets, each as bucket, count, oldest first}: enough for the caller to answer the rest of the
- * ban in process, exactly as the domain would, because nothing is counted while a subject is banned.
+ * less than a list of integers. Each starts with its code and the server's time. Admitted: the state as
+ * just written {code, now, then the windows and the ban's end as in `s`}, from which the caller reads
+ * Remaining and when it rises; `s` is stored in that shape so that an admission packs once. Refused:
+ * {code, now, minute remaining, minute reset ms, day remaining, day reset ms}. Banned: {code, now, banned
+ * until ms, n, then n minute buckets and after them the day buckets, each as bucket, count, oldest
+ * first}: enough for the caller to answer the rest of the ban in process, exactly as the domain would,
+ * because nothing is counted while a subject is banned.
  */
 export const SLIDING_WINDOW_SCRIPT = `
 local ADMITTED, RATE_LIMITED, BANNED = 0, 1, 2
 local MINUTE_BUCKET_MS, MINUTE_SPAN = ${lua(MINUTE_WINDOW)}
 local DAY_BUCKET_MS, DAY_SPAN = ${lua(DAY_WINDOW)}
--- Formats of struct.pack: a header {older, head, newest, newest's count}, a bucket {count, next bucket},
--- and the reply of an admission or a refusal.
-local HEADER, BUCKET, DECIDED = '<dddd', '<dd', '<dddddd'
-local minuteKey, dayKey, strikesKey, banKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+-- Formats of struct.pack: the state, its windows and ban (what follows its code and time, from byte 17),
+-- an older bucket {count, next bucket}, the reply of a refusal, and the last ban {began at, level}.
+local STATE, WINDOWS_AND_BAN, BUCKET, REFUSED, LAST_BAN = '<ddddddddddd', '<ddddddddd', '<dd', '<dddddd', '<dd'
+local key = KEYS[1]
 local minuteLimit, dayLimit = tonumber(ARGV[2]), tonumber(ARGV[3])
+local floor = math.floor
 
 local now
 if ARGV[1] == '' then
   local time = redis.call('TIME')
-  now = time[1] * 1000 + math.floor(time[2] / 1000)
+  now = time[1] * 1000 + floor(time[2] / 1000)
 else
   now = tonumber(ARGV[1])
 end
+local minuteBucket, dayBucket = floor(now / MINUTE_BUCKET_MS), floor(now / DAY_BUCKET_MS)
 
--- A window after expireBuckets: older, head, newest, newest's count, and whether a bucket was dropped.
--- An absent key is an empty window: 0 older, and head, newest and count nil.
-local function load(key, bucketMs, span)
-  local header = redis.call('HGET', key, 'h')
-  if not header then return 0, nil, nil, nil, false end
-  local older, head, newest, newestCount = struct.unpack(HEADER, header)
-  local oldestCounted = math.floor(now / bucketMs) - span
-  if head >= oldestCounted then return older, head, newest, newestCount, false end
-  if newest < oldestCounted then
-    redis.call('DEL', key)
-    return 0, nil, nil, nil, false
-  end
-  -- The newest bucket stays, so the walk stops before it, at buckets that all have a field.
+local mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount, bannedUntil = 0, 0, 0, 0, 0, 0, 0, 0, 0
+local packed = redis.call('HGET', key, 's')
+if packed then
+  mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount, bannedUntil =
+    struct.unpack(WINDOWS_AND_BAN, packed, 17)
+end
+
+-- The state as stored, which is also the reply of an admission.
+local function state()
+  return struct.pack(STATE, ADMITTED, now, mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount,
+    bannedUntil)
+end
+
+-- The common case: both windows hold buckets and the request falls in each newest bucket (or before it,
+-- on a clock that stepped back), no ban, and room in both. Then no bucket leaves either: when a bucket
+-- became the newest, the ones more than a span before it had just been dropped.
+if mCount > 0 and dCount > 0 and minuteBucket <= mNewest and dayBucket <= dNewest and bannedUntil <= now
+  and mOlder + mCount < minuteLimit and dOlder + dCount < dayLimit then
+  mCount, dCount = mCount + 1, dCount + 1
+  local admitted = state()
+  redis.call('HSET', key, 's', admitted)
+  return admitted
+end
+
+-- The general path. Lua makes a function anew each time its definition runs, so functions are defined
+-- only here, off the common path (state() above is the one both need).
+
+-- expireBuckets: a window with the buckets that no longer count dropped, and whether any was.
+local function expire(prefix, bucket, span, older, head, newest, newestCount)
+  local oldestCounted = bucket - span
+  if newestCount == 0 or head >= oldestCounted then return older, head, newest, newestCount, false end
+  -- Every bucket before the newest has a field; the newest lives in the state alone.
   local dropped = {}
-  repeat
-    local count, nextBucket = struct.unpack(BUCKET, redis.call('HGET', key, head))
+  while head < oldestCounted and head ~= newest do
+    local field = prefix .. head
+    local count, nextBucket = struct.unpack(BUCKET, redis.call('HGET', key, field))
     older = older - count
-    dropped[#dropped + 1] = head
+    dropped[#dropped + 1] = field
     head = nextBucket
-  until head >= oldestCounted
-  redis.call('HDEL', key, unpack(dropped))
+  end
+  if #dropped > 0 then redis.call('HDEL', key, unpack(dropped)) end
+  if head < oldestCounted then return 0, 0, 0, 0, true end
   return older, head, newest, newestCount, true
 end
 
--- countRequest, then remainingIn and nextRiseMs. Room was checked, so at most the limit is counted now,
--- and as every kept bucket holds at least one request, the head's leaving already brings a rise.
-local function count(key, bucketMs, span, limit, older, head, newest, newestCount)
-  local bucket = math.floor(now / bucketMs)
-  if newest ~= nil and bucket <= newest then
-    newestCount = newestCount + 1
-    redis.call('HSET', key, 'h', struct.pack(HEADER, older, head, newest, newestCount))
-    return limit - older - newestCount, (head + span + 1) * bucketMs
-  end
-  if newest == nil then
-    head = bucket
-    redis.call('HSET', key, 'h', struct.pack(HEADER, 0, bucket, bucket, 1))
-  else
-    -- The bucket that was newest gets a field of its own, linked to the new one.
-    older = older + newestCount
-    redis.call('HSET', key, 'h', struct.pack(HEADER, older, head, bucket, 1),
-      newest, struct.pack(BUCKET, newestCount, bucket))
-  end
-  -- The key lives until its newest bucket leaves the window, when the domain would hold nothing: so
-  -- its expiry moves only when the newest bucket does, and an idle subject vanishes on its own.
-  redis.call('PEXPIRE', key, (bucket + span + 1) * bucketMs - now)
-  return limit - older - 1, (head + span + 1) * bucketMs
+local mExpired, dExpired
+mOlder, mHead, mNewest, mCount, mExpired = expire('m', minuteBucket, MINUTE_SPAN, mOlder, mHead, mNewest, mCount)
+dOlder, dHead, dNewest, dCount, dExpired = expire('d', dayBucket, DAY_SPAN, dOlder, dHead, dNewest, dCount)
+
+-- Lengthens the hash's life to at least endsAt.
+local function keepUntil(endsAt)
+  if redis.call('PTTL', key) < endsAt - now then redis.call('PEXPIRE', key, endsAt - now) end
 end
 
 -- admitRequest
-local mOlder, mHead, mNewest, mCount, mExpired = load(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN)
-local dOlder, dHead, dNewest, dCount, dExpired = load(dayKey, DAY_BUCKET_MS, DAY_SPAN)
-local bannedUntil = tonumber(redis.call('HGET', banKey, 'until')) or 0
-if bannedUntil <= now and mOlder + (mCount or 0) < minuteLimit and dOlder + (dCount or 0) < dayLimit then
-  local mRemaining, mResetAt =
-    count(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
-  local dRemaining, dResetAt = count(dayKey, DAY_BUCKET_MS, DAY_SPAN, dayLimit, dOlder, dHead, dNewest, dCount)
-  return struct.pack(DECIDED, ADMITTED, now, mRemaining, mResetAt, dRemaining, dResetAt)
+if bannedUntil <= now and mOlder + mCount < minuteLimit and dOlder + dCount < dayLimit then
+  -- countRequest: the bucket that was newest gets a field of its own when a newer one begins.
+  local writes = {}
+  local function count(prefix, bucket, older, head, newest, newestCount)
+    if newestCount == 0 then return 0, bucket, bucket, 1 end
+    if bucket <= newest then return older, head, newest, newestCount + 1 end
+    writes[#writes + 1] = prefix .. newest
+    writes[#writes + 1] = struct.pack(BUCKET, newestCount, bucket)
+    return older + newestCount, head, bucket, 1
+  end
+  local dWas, dWasCounted = dNewest, dCount > 0
+  mOlder, mHead, mNewest, mCount = count('m', minuteBucket, mOlder, mHead, mNewest, mCount)
+  dOlder, dHead, dNewest, dCount = count('d', dayBucket, dOlder, dHead, dNewest, dCount)
+  local admitted = state()
+  redis.call('HSET', key, 's', admitted, unpack(writes))
+  if dNewest ~= dWas or not dWasCounted then keepUntil((dNewest + DAY_SPAN + 1) * DAY_BUCKET_MS) end
+  return admitted
 end
 
--- Banned or refused: rarer. Lua makes a function anew each time its definition runs, so the functions
--- needed only from here on are defined here, off the common path.
+-- Banned or refused. The domain changes its state on every call, expiry included; so must Redis, or a
+-- clock that steps back would find buckets here that the domain has dropped.
+if mExpired or dExpired then redis.call('HSET', key, 's', state()) end
 
--- The domain changes its state on every call, expiry included; so must Redis, or a clock that steps
--- back would find buckets here that the domain has dropped.
-local function saveExpiry(key, older, head, newest, newestCount, expired)
-  if expired then redis.call('HSET', key, 'h', struct.pack(HEADER, older, head, newest, newestCount)) end
-end
-saveExpiry(minuteKey, mOlder, mHead, mNewest, mCount, mExpired)
-saveExpiry(dayKey, dOlder, dHead, dNewest, dCount, dExpired)
-
--- The kept buckets appended to out as bucket, count, oldest first; returns how many.
-local function buckets(key, head, newest, newestCount, out)
-  if head == nil then return 0 end
+-- The kept buckets of a window appended to out as bucket, count, oldest first; returns how many.
+local function buckets(prefix, head, newest, newestCount, out)
+  if newestCount == 0 then return 0 end
   local n = 1
   if head ~= newest then
-    local flat = redis.call('HGETALL', key)
-    local fields = {}
-    for i = 1, #flat, 2 do
-      local bucket = tonumber(flat[i])
-      if bucket ~= nil then fields[bucket] = flat[i + 1] end
+    local fields = redis.call('HGETALL', key)
+    local older = {}
+    for i = 1, #fields, 2 do
+      if string.sub(fields[i], 1, 1) == prefix then older[tonumber(string.sub(fields[i], 2))] = fields[i + 1] end
     end
     local bucket = head
     while bucket ~= newest do
-      local counted, nextBucket = struct.unpack(BUCKET, fields[bucket])
+      local counted, nextBucket = struct.unpack(BUCKET, older[bucket])
       out[#out + 1] = bucket
       out[#out + 1] = counted
       bucket = nextBucket
@@ -158,17 +177,17 @@ local function buckets(key, head, newest, newestCount, out)
   return n
 end
 
-local function banned(untilMs)
-  local out = { BANNED, now, untilMs, 0 }
-  out[4] = buckets(minuteKey, mHead, mNewest, mCount, out)
-  buckets(dayKey, dHead, dNewest, dCount, out)
+local function banned()
+  local out = { BANNED, now, bannedUntil, 0 }
+  out[4] = buckets('m', mHead, mNewest, mCount, out)
+  buckets('d', dHead, dNewest, dCount, out)
   return struct.pack('<' .. string.rep('d', #out), unpack(out))
 end
-if bannedUntil > now then return banned(bannedUntil) end
+if bannedUntil > now then return banned() end
 
 -- remainingIn and nextRiseMs of a window that counted nothing now.
-local function report(key, bucketMs, span, limit, older, head, newest, newestCount)
-  local total = older + (newestCount or 0)
+local function report(prefix, bucketMs, span, limit, older, head, newest, newestCount)
+  local total = older + newestCount
   local resetAt = now
   if total > 0 and total <= limit then
     resetAt = (head + span + 1) * bucketMs
@@ -177,7 +196,7 @@ local function report(key, bucketMs, span, limit, older, head, newest, newestCou
     local left, bucket = total, head
     while true do
       local counted, nextBucket = newestCount, nil
-      if bucket ~= newest then counted, nextBucket = struct.unpack(BUCKET, redis.call('HGET', key, bucket)) end
+      if bucket ~= newest then counted, nextBucket = struct.unpack(BUCKET, redis.call('HGET', key, prefix .. bucket)) end
       left = left - counted
       if left < limit then
         resetAt = (bucket + span + 1) * bucketMs
@@ -189,37 +208,40 @@ local function report(key, bucketMs, span, limit, older, head, newest, newestCou
   return math.max(0, limit - total), resetAt
 end
 
-local function refused()
-  local mRemaining, mResetAt =
-    report(minuteKey, MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
-  local dRemaining, dResetAt = report(dayKey, DAY_BUCKET_MS, DAY_SPAN, dayLimit, dOlder, dHead, dNewest, dCount)
-  return struct.pack(DECIDED, RATE_LIMITED, now, mRemaining, mResetAt, dRemaining, dResetAt)
-end
-
 -- recordStrike: a refusal uses no quota, but counts towards a ban.
 local policy = {}
 for n in string.gmatch(ARGV[4], '%d+') do policy[#policy + 1] = tonumber(n) end
 local strikes, strikeWindowMs, escalationWindowMs = policy[1], policy[2], policy[3]
-local since = now - strikeWindowMs
-while true do
-  local oldest = redis.call('LINDEX', strikesKey, 0)
-  if not oldest or tonumber(oldest) > since then break end
-  redis.call('LPOP', strikesKey)
+local kept = {}
+local recent = redis.call('HGET', key, 'x')
+if recent then
+  -- As the domain does, drop from the oldest end only while they are out of the window: after a clock
+  -- stepped back, a later refusal can hold an earlier time, and it stays.
+  local since, dropping = now - strikeWindowMs, true
+  for i = 1, #recent, 8 do
+    local at = struct.unpack('<d', recent, i)
+    dropping = dropping and at <= since
+    if not dropping then kept[#kept + 1] = at end
+  end
 end
-if redis.call('RPUSH', strikesKey, now) < strikes then
-  -- The list lives until its newest refusal leaves the strike window.
-  redis.call('PEXPIRE', strikesKey, strikeWindowMs)
-  return refused()
+kept[#kept + 1] = now
+if #kept < strikes then
+  redis.call('HSET', key, 'x', struct.pack('<' .. string.rep('d', #kept), unpack(kept)))
+  local mRemaining, mResetAt =
+    report('m', MINUTE_BUCKET_MS, MINUTE_SPAN, minuteLimit, mOlder, mHead, mNewest, mCount)
+  local dRemaining, dResetAt = report('d', DAY_BUCKET_MS, DAY_SPAN, dayLimit, dOlder, dHead, dNewest, dCount)
+  return struct.pack(REFUSED, RATE_LIMITED, now, mRemaining, mResetAt, dRemaining, dResetAt)
 end
-redis.call('DEL', strikesKey)
-local ban = redis.call('HMGET', banKey, 'last', 'level')
-local lastBanAt, level = tonumber(ban[1]), 0
-if lastBanAt ~= nil and now - lastBanAt < escalationWindowMs then
-  level = math.min(tonumber(ban[2]) + 1, #policy - 4)
+local level = 0
+local last = redis.call('HGET', key, 'b')
+if last then
+  local lastBanAt, lastLevel = struct.unpack(LAST_BAN, last)
+  if now - lastBanAt < escalationWindowMs then level = math.min(lastLevel + 1, #policy - 4) end
 end
 bannedUntil = now + policy[4 + level]
-redis.call('HSET', banKey, 'until', bannedUntil, 'last', now, 'level', level)
+redis.call('HSET', key, 's', state(), 'b', struct.pack(LAST_BAN, now, level))
+redis.call('HDEL', key, 'x')
 -- The ban is kept while it lasts and while it can still lengthen the next one.
-redis.call('PEXPIRE', banKey, math.max(bannedUntil, now + escalationWindowMs) - now)
-return banned(bannedUntil)
+keepUntil(math.max(bannedUntil, now + escalationWindowMs))
+return banned()
 `;
