@@ -5,7 +5,7 @@ import { createRedisClient, whenReady } from '../src/adapters/redis/redis-client
 import { RedisRateLimiter } from '../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';
 import { LIMIT_MAX, rateLimitPolicy } from '../src/domain/plan.js';
-import { count, median, ratio, runs, table } from './stats.js';
+import { count, median, percentiles, ratio, runs, table } from './stats.js';
 
 type Decide = (subject: string) => Promise<unknown>;
 
@@ -25,26 +25,35 @@ interface Measured {
   /** CPU time, user and system, this process spent a decision: the client's side of it. */
   readonly clientCpuUs: number;
   readonly decisions: number;
+  /** From the call to the settled promise, in µs: the median and the 99th percentile of the run. */
+  readonly p50Us: number;
+  readonly p99Us: number;
 }
 
 /** Decisions per second of `decide` with `inFlight` workers, each awaiting its decision before the next. */
 async function measure(decide: Decide, inFlight: number, seconds: number): Promise<Measured> {
   const endAt = performance.now() + seconds * 1_000;
-  let done = 0;
+  const latencies: number[] = [];
   const worker = async (offset: number): Promise<void> => {
-    for (let i = offset; performance.now() < endAt; i += inFlight) {
+    for (let i = offset; ; i += inFlight) {
+      const began = performance.now();
+      if (began >= endAt) return;
       await decide(SUBJECTS[i % SUBJECTS.length] as string);
-      done += 1;
+      latencies.push(performance.now() - began);
     }
   };
   const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(Array.from({ length: inFlight }, (_, offset) => worker(offset)));
   const used = process.cpuUsage(cpu);
+  const done = latencies.length;
+  const [p50, p99] = percentiles(latencies, [50, 99]) as [number, number];
   return {
     rate: done / ((performance.now() - started) / 1_000),
     clientCpuUs: (used.user + used.system) / done,
     decisions: done,
+    p50Us: p50 * 1_000,
+    p99Us: p99 * 1_000,
   };
 }
 
@@ -64,6 +73,8 @@ async function scriptMicros(admin: Redis): Promise<number> {
 
 interface Side {
   readonly rates: number[];
+  readonly p50Us: number[];
+  readonly p99Us: number[];
   readonly clientCpuUs: number[];
   /** The Redis server's own time per script call in each run (commandstats); empty for the in-process pair. */
   readonly micros: number[];
@@ -87,7 +98,7 @@ async function compare(
   settings: LimiterSettings,
   admin?: Redis,
 ): Promise<LimiterRow> {
-  const side = (): Side => ({ rates: [], clientCpuUs: [], micros: [], serverCpuUs: [] });
+  const side = (): Side => ({ rates: [], p50Us: [], p99Us: [], clientCpuUs: [], micros: [], serverCpuUs: [] });
   const row: LimiterRow = { pair, inFlight, ours: side(), theirs: side() };
   const sides: [Decide, Side][] = [
     [ours, row.ours],
@@ -100,6 +111,8 @@ async function compare(
       const serverCpu = admin === undefined ? 0 : await serverCpuSeconds(admin);
       const run = await measure(decide, inFlight, settings.seconds);
       s.rates.push(run.rate);
+      s.p50Us.push(run.p50Us);
+      s.p99Us.push(run.p99Us);
       s.clientCpuUs.push(run.clientCpuUs);
       if (admin !== undefined) {
         s.serverCpuUs.push((((await serverCpuSeconds(admin)) - serverCpu) * 1e6) / run.decisions);
@@ -192,6 +205,7 @@ export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSet
     "windows and counts in both; rate-limiter-flexible's limiters count in one fixed window. The two sides",
     `alternate, ${settings.rounds} round(s) of ${settings.seconds} s after a ${settings.warmupSeconds} s warm-up of each;`,
     'the ratio is taken within each round, and the median quoted. Pairs of figures are ours / theirs, medians.',
+    'p50 and p99 are of the time from a call to its settled promise, over every decision of a run.',
     'The CPU figures vary less than the rates on a busy machine: "client CPU" is what this process spent a',
     'decision (`process.cpuUsage`), "Redis CPU" what redis-server spent a decision, networking included',
     '(`INFO cpu`), and "Redis script" its time inside each EVALSHA (`INFO commandstats`, reset around each',
@@ -206,6 +220,8 @@ export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSet
         'theirs (decisions/s)',
         'ours / theirs',
         'ratio in each round',
+        'p50 µs',
+        'p99 µs',
         'client CPU µs a decision',
         'Redis CPU µs a decision',
         'Redis script µs a call',
@@ -217,6 +233,8 @@ export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSet
         count(median(r.theirs.rates)),
         `**${ratio(median(limiterRatios(r)))}**`,
         runs(limiterRatios(r), ratio),
+        pair(r, (s) => s.p50Us),
+        pair(r, (s) => s.p99Us),
         pair(r, (s) => s.clientCpuUs),
         pair(r, (s) => s.serverCpuUs),
         pair(r, (s) => s.micros),

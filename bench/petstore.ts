@@ -13,6 +13,7 @@ import { type ServerProcess, startServer } from './server-process.js';
 const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'dist', 'main.js');
 const BASELINE = join(import.meta.dirname, 'baseline-server.ts');
+const PROBE = join(import.meta.dirname, 'event-loop-probe.mjs');
 
 /** Pet number i (from 0): ids 1..n, one in a hundred sold out, so every status rule has rows to work on. */
 export function benchPet(i: number): NewPet {
@@ -74,10 +75,20 @@ export interface ServiceOptions {
   readonly redisUrl?: string;
   /** Set: run under `node --cpu-prof`, the profile written to this folder when the process exits. */
   readonly profileDir?: string;
+  /** Set: load bench/event-loop-probe.mjs, which writes to this file on SIGUSR2 (see probeServer). */
+  readonly probeFile?: string;
 }
 
-const profiling = (profileDir: string | undefined): string[] =>
-  profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+/** What watches a server: the profiler, the event-loop probe, both or neither. */
+type Watch = Pick<ServiceOptions, 'profileDir' | 'probeFile'>;
+
+const watching = ({ profileDir, probeFile }: Watch): string[] => [
+  ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
+  ...(probeFile === undefined ? [] : ['--import', PROBE]),
+];
+
+const probeEnv = ({ probeFile }: Watch): NodeJS.ProcessEnv =>
+  probeFile === undefined ? {} : { BENCH_PROBE_FILE: probeFile };
 
 /**
  * Runs the built service (`node dist/main.js serve`) on a free port of 127.0.0.1: production (nothing
@@ -86,9 +97,10 @@ const profiling = (profileDir: string | undefined): string[] =>
 export function startService(name: string, options: ServiceOptions, logFile: string): Promise<ServerProcess> {
   return startServer(
     name,
-    [...profiling(options.profileDir), MAIN, 'serve'],
+    [...watching(options), MAIN, 'serve'],
     {
       ...cleanEnv(),
+      ...probeEnv(options),
       HOST: '127.0.0.1',
       PORT: '0',
       PETSTORE_ENV: 'production',
@@ -108,7 +120,12 @@ export function startBaseline(
   name: string,
   bodyFile: string,
   logFile: string,
-  profileDir?: string,
+  watch: Watch = {},
 ): Promise<ServerProcess> {
-  return startServer(name, [...profiling(profileDir), '--import', 'tsx', BASELINE, bodyFile], cleanEnv(), logFile);
+  return startServer(
+    name,
+    [...watching(watch), '--import', 'tsx', BASELINE, bodyFile],
+    { ...cleanEnv(), ...probeEnv(watch) },
+    logFile,
+  );
 }

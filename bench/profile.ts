@@ -2,10 +2,11 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { monotonicUs, type ProfileSummary, summariseProfile } from './cpu-profile.js';
 import { fetchList, LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
+import { type LatencyRun, latencyTable, probeOnce } from './latency.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { preparePetstore, startBaseline, startService } from './petstore.js';
 import type { ServerProcess } from './server-process.js';
-import { count, table } from './stats.js';
+import { count, ms, table } from './stats.js';
 
 export type ProfileTarget = 'baseline' | 'in-process' | 'Redis';
 
@@ -16,8 +17,12 @@ export interface ProfileRun {
   readonly target: ProfileTarget;
   readonly requests: number;
   readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
   readonly cpuUsPerRequest: number | undefined;
   readonly summary: ProfileSummary;
+  /** The same server and load in a run of its own, watched by the event-loop probe instead of the profiler. */
+  readonly latency: LatencyRun;
 }
 
 export interface ProfileSettings {
@@ -33,7 +38,7 @@ async function profileOnce(
   profileDir: string,
   load: (server: ServerProcess, seconds: number) => ReturnType<typeof runLoad>,
   seconds: number,
-): Promise<Omit<ProfileRun, 'request' | 'target'>> {
+): Promise<Omit<ProfileRun, 'request' | 'target' | 'latency'>> {
   const server = await start(profileDir);
   let window = { fromUs: 0, toUs: 0 };
   let run: Awaited<ReturnType<typeof runLoad>>;
@@ -48,13 +53,15 @@ async function profileOnce(
   const [file] = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error(`${server.name} wrote no .cpuprofile in ${profileDir}`);
   const summary = await summariseProfile(join(profileDir, file), window);
-  return { requests: run.requests, rps: run.rps, cpuUsPerRequest: run.cpuUsPerRequest, summary };
+  const { requests, rps, p50Ms, p99Ms, cpuUsPerRequest } = run;
+  return { requests, rps, p50Ms, p99Ms, cpuUsPerRequest, summary };
 }
 
 /**
  * Profiles the hot path with `node --cpu-prof`: the service (and the bare Koa baseline, for reference)
  * under the GET and the PATCH loads of the HTTP suite, one process per profile, and sums where the CPU
- * time of the load went.
+ * time of the load went. Before each profile, the same server runs the same load watched by the
+ * event-loop probe alone, which tells where a slow request waited (a blocked loop, the collector).
  */
 export async function runProfileSuite(
   dir: string,
@@ -84,14 +91,26 @@ export async function runProfileSuite(
       n += 1;
       const name = `${request} ${target}`;
       const log = join(dir, `profile-${n}.log`);
-      const start = (profileDir: string): Promise<ServerProcess> =>
+      const start = (watch: { profileDir?: string; probeFile?: string }): Promise<ServerProcess> =>
         target === 'baseline'
-          ? startBaseline(`baseline (${name})`, bodyFile, log, profileDir)
-          : startService(`service (${name})`, { db, profileDir, ...(target === 'Redis' ? { redisUrl } : {}) }, log);
+          ? startBaseline(`baseline (${name})`, bodyFile, log, watch)
+          : startService(`service (${name})`, { db, ...watch, ...(target === 'Redis' ? { redisUrl } : {}) }, log);
       const load = (server: ServerProcess, seconds: number) => runLoad(server, loads[request], headers, seconds);
-      const measured = await profileOnce(start, join(dir, `profile-${n}`), load, settings.seconds);
-      runs.push({ request, target, ...measured });
-      progress(`  profiled ${name}: ${Math.round(measured.rps)} req/s under the profiler`);
+      const probeFile = join(dir, `probe-${n}.json`);
+      const latency = await probeOnce(
+        (file) => start({ probeFile: file }),
+        probeFile,
+        load,
+        WARMUP_SECONDS,
+        settings.seconds,
+      );
+      const profileDir = join(dir, `profile-${n}`);
+      const measured = await profileOnce((d) => start({ profileDir: d }), profileDir, load, settings.seconds);
+      runs.push({ request, target, ...measured, latency });
+      progress(
+        `  ${name}: p50 / p99 ${latency.p50Ms} / ${latency.p99Ms} ms with the probe; ` +
+          `${Math.round(measured.rps)} req/s under the profiler`,
+      );
     }
   }
   return runs;
@@ -139,6 +158,7 @@ export function profileSection(profiles: readonly ProfileRun[], settings: Profil
         ...profiles.map((p) => (p.cpuUsPerRequest === undefined ? 'n/a' : `**${p.cpuUsPerRequest.toFixed(0)}**`)),
       ],
       ['req/s under the profiler', ...profiles.map((p) => count(p.rps))],
+      ['p50 / p99 ms under the profiler', ...profiles.map((p) => `${ms(p.p50Ms)} / ${ms(p.p99Ms)}`)],
       ...places.map((place) => [place, ...profiles.map((p) => cell(p, place))]),
     ],
   );
@@ -173,6 +193,21 @@ export function profileSection(profiles: readonly ProfileRun[], settings: Profil
       : ['', 'On this platform the samples could not be cut to the load: the start-up is summed too.']),
     '',
     byPlace,
+    '',
+    '### Latency: where a slow request waits',
+    '',
+    'Each server also runs the same load for the same time without the profiler, with',
+    '`bench/event-loop-probe.mjs` loaded (`node --import`), which watches its event loop and its garbage',
+    'collector during the load alone. "Loop delay" is how much later than asked a 1 ms timer fired: a turn',
+    'of the loop that long kept every other request waiting (a p99 of the delay near the p99 of the',
+    'requests says the wait was a blocked loop, not the queue). "Event loop busy" is the share of the time',
+    'it ran code rather than waiting for I/O: near 100 %, the server is saturated and a request waits in',
+    'the queue of the 50 connections behind the others.',
+    '',
+    latencyTable(
+      profiles.map(label),
+      profiles.map((p) => p.latency),
+    ),
     '',
     ...details,
   ].join('\n');

@@ -7,7 +7,7 @@ import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
 import { benchPet } from './petstore.js';
 import type { ImportRun } from './sqlite-import.js';
-import { count, median, mib, ratio, runs, table } from './stats.js';
+import { count, median, mib, ms, percentiles, ratio, runs, table } from './stats.js';
 
 const IMPORT_CHILD = join(import.meta.dirname, 'sqlite-import.ts');
 const IMPORT_MODES = ['raw', 'repository', 'cli'] as const;
@@ -25,6 +25,9 @@ export interface UpdateRow {
   readonly synchronous: 'FULL' | 'NORMAL';
   readonly inFlight: number;
   readonly rates: number[];
+  /** Each run's median and 99th percentile of one update, from the call to its settled promise. */
+  readonly p50Ms: number[];
+  readonly p99Ms: number[];
 }
 
 export interface SqliteResult {
@@ -61,24 +64,29 @@ function importInChild(mode: ImportMode, path: string, pets: number, file: strin
 
 const increment = (c: InventoryItem): InventoryItem => withStock(c, quantity((c.quantity + 1) % 1_000_000));
 
-/** Updates per second through InventoryRepository.update for `seconds`, with `inFlight` awaited at a time. */
-async function updatesPerSecond(path: string, settings: SqliteSettings, row: UpdateRow): Promise<number> {
+/**
+ * Runs updates through InventoryRepository.update for `seconds`, with `inFlight` awaited at a time, and
+ * adds the run's updates per second and latency percentiles to `row`.
+ */
+async function measureUpdates(path: string, settings: SqliteSettings, row: UpdateRow): Promise<void> {
   const storage = openSqliteStorage({ path, synchronous: row.synchronous });
   await storage.pets.addAll(Array.from({ length: settings.updatePets }, (_, i) => benchPet(i)));
-  let done = 0;
+  const latencies: number[] = [];
   const deadline = performance.now() + settings.updateSeconds * 1000;
   const lane = async (): Promise<void> => {
-    while (performance.now() < deadline) {
+    for (let began = performance.now(); began < deadline; began = performance.now()) {
       const id = petId(1 + Math.floor(Math.random() * settings.updatePets));
       await storage.inventory.update(id, increment, 'bench', Date.now());
-      done += 1;
+      latencies.push(performance.now() - began);
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: row.inFlight }, lane));
-  const rate = done / ((performance.now() - started) / 1000);
+  row.rates.push(latencies.length / ((performance.now() - started) / 1000));
   storage.close();
-  return rate;
+  const [p50, p99] = percentiles(latencies, [50, 99]) as [number, number];
+  row.p50Ms.push(p50);
+  row.p99Ms.push(p99);
 }
 
 /**
@@ -105,12 +113,12 @@ export async function runSqliteSuite(
     }
   }
   const updates: UpdateRow[] = (['FULL', 'NORMAL'] as const).flatMap((synchronous) =>
-    [1, IN_FLIGHT].map((inFlight) => ({ synchronous, inFlight, rates: [] })),
+    [1, IN_FLIGHT].map((inFlight) => ({ synchronous, inFlight, rates: [], p50Ms: [], p99Ms: [] })),
   );
   for (let round = 1; round <= settings.updateRounds; round += 1) {
     for (const row of updates) {
       file += 1;
-      row.rates.push(await updatesPerSecond(join(dir, `updates-${file}.db`), settings, row));
+      await measureUpdates(join(dir, `updates-${file}.db`), settings, row);
     }
     progress(`  round ${round}: updates/s ${updates.map((r) => count(r.rates[round - 1] as number)).join(', ')}`);
   }
@@ -152,6 +160,8 @@ export function sqliteSection(result: SqliteResult): string {
       String(u.inFlight),
       count(median(u.rates)),
       u.inFlight === 1 ? '1.00' : ratio(median(gains)),
+      ms(median(u.p50Ms)),
+      ms(median(u.p99Ms)),
       runs(u.rates),
     ];
   });
@@ -166,9 +176,13 @@ export function sqliteSection(result: SqliteResult): string {
     'Single-row stock updates through `InventoryRepository.update` (read, change, write, stock-change record)',
     `on ${count(settings.updatePets)} pets, a random pet each time, ${settings.updateSeconds} s a run, ` +
       `the four variants alternating, ${settings.updateRounds} round(s), median. The ratio is to one at a`,
-    'time with the same `synchronous`, in the same round: what the group commit gains.',
+    'time with the same `synchronous`, in the same round: what the group commit gains. p50 and p99 are of one',
+    "update, from the call to its settled promise, each run's over all of its updates, median of the rounds.",
     '',
-    table(['synchronous', 'updates in flight', 'updates/s', 'ratio to 1 in flight', 'runs'], updateRows),
+    table(
+      ['synchronous', 'updates in flight', 'updates/s', 'ratio to 1 in flight', 'p50 ms', 'p99 ms', 'runs'],
+      updateRows,
+    ),
     '',
     'With 50 in flight the group commit runs the updates that arrive in one turn of the event loop in one',
     'transaction (a savepoint each) and pays one commit for all of them; every promise still settles only after',

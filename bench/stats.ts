@@ -4,14 +4,24 @@ export const median = (values: readonly number[]): number => {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 };
 
+/**
+ * The nearest-rank percentiles `ps` (0 to 100) of `values`, sorted once: for each p, the smallest value
+ * that at least p % of them do not exceed. p50 is the median; p99 of fewer than 100 values is the largest.
+ */
+export function percentiles(values: ArrayLike<number>, ps: readonly number[]): number[] {
+  if (values.length === 0) throw new RangeError('percentiles of no values');
+  const sorted = Float64Array.from(values).sort();
+  return ps.map((p) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number);
+}
+
 /** A count with thousands separators, rounded: `12,345`. */
 export const count = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 /** A ratio with two decimals: `0.83`. */
 export const ratio = (n: number): string => n.toFixed(2);
 
-/** Milliseconds, with one decimal below 10 ms. */
-export const ms = (n: number): string => (n < 10 ? n.toFixed(1) : count(n));
+/** Milliseconds, with two decimals below 1 ms and one below 10 ms. */
+export const ms = (n: number): string => (n < 1 ? n.toFixed(2) : n < 10 ? n.toFixed(1) : count(n));
 
 /** MiB from bytes, whole. */
 export const mib = (bytes: number): string => count(bytes / 2 ** 20);
