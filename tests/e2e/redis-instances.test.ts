@@ -97,7 +97,7 @@ describe.skipIf(!hasRedisServer)('two service processes sharing one Redis', () =
       await Promise.all(
         [get(a, warm[0]?.key as string), get(b, warm[1]?.key as string)].map((p) => p.then((r) => r.arrayBuffer())),
       );
-      const seen = await Promise.all(warm.map((k) => inspector.exists(`rl:{key:${k.id}}:m`)));
+      const seen = await Promise.all(warm.map((k) => inspector.exists(`rl:key:${k.id}`)));
       return seen.every((n) => n === 1);
     });
     // A key neither fallback has seen: only a limit shared through Redis holds it to 60 over both.

@@ -134,6 +134,14 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter, checked against an exact log
       escalationWindowMs: seconds(5, 300),
     });
 
+    /** The in-process limiter and a Redis one on a fresh prefix, both on one test clock. */
+    const limiters = (banPolicy: BanPolicy) => {
+      const clock = new ManualClock();
+      const memory = new MemoryRateLimiter(clock, { banPolicy });
+      const shared = new RedisRateLimiter(client, clock, { keyPrefix: freshPrefix(), banPolicy, timeFrom: 'clock' });
+      return { clock, memory, shared };
+    };
+
     const cases = [
       { name: 'any times', gap: anyGap, seed: 13 },
       { name: 'whole seconds', gap: wholeSecondGap, seed: 17 },
@@ -147,13 +155,7 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter, checked against an exact log
             bans,
             fc.array(step, { minLength: 1, maxLength: 150, size: 'max' }),
             async (banPolicy, steps) => {
-              const clock = new ManualClock();
-              const memory = new MemoryRateLimiter(clock, { banPolicy });
-              const shared = new RedisRateLimiter(client, clock, {
-                keyPrefix: freshPrefix(),
-                banPolicy,
-                timeFrom: 'clock',
-              });
+              const { clock, memory, shared } = limiters(banPolicy);
               const fromRedis: RateLimitDecision[] = [];
               const inProcess: RateLimitDecision[] = [];
               for (const { gapMs, policy } of steps) {
@@ -171,5 +173,34 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter, checked against an exact log
         expect([...seen].sort()).toEqual(['admitted', 'key_banned', 'rate_limited']);
       });
     }
+
+    it('gives the same decisions when they are asked for together, each batch in the order asked', async () => {
+      // Several subjects, each asked for several times in one turn of the event loop, so that one call of
+      // the script decides them one after the other, some for the same subject, some banning it.
+      const burst = fc.array(
+        fc.record({ subject: fc.constantFrom('a', 'b', 'c'), policy: fc.constantFrom(...POLICIES) }),
+        {
+          minLength: 1,
+          maxLength: 12,
+        },
+      );
+      const step = fc.record({ gapMs: wholeSecondGap, burst });
+      const seen = new Set<string>();
+      await fc.assert(
+        fc.asyncProperty(bans, fc.array(step, { minLength: 1, maxLength: 40 }), async (banPolicy, steps) => {
+          const { clock, memory, shared } = limiters(banPolicy);
+          for (const { gapMs, burst: asked } of steps) {
+            clock.advance(gapMs);
+            const together = await Promise.all(asked.map(({ subject, policy }) => shared.admit(subject, policy)));
+            const oneByOne = [];
+            for (const { subject, policy } of asked) oneByOne.push(await memory.admit(subject, policy));
+            for (const d of together) seen.add(d.outcome);
+            expect(together).toEqual(oneByOne);
+          }
+        }),
+        { numRuns: 150, seed: 19 },
+      );
+      expect([...seen].sort()).toEqual(['admitted', 'key_banned', 'rate_limited']);
+    });
   });
 });

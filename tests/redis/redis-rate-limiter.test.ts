@@ -205,6 +205,32 @@ describe.skipIf(!hasRedisServer)('RedisRateLimiter', () => {
     });
   });
 
+  describe('batches', () => {
+    it('decides the requests of one turn of the event loop in one call of the script, 100 at most', async () => {
+      const limiter = new RedisRateLimiter(client, systemClock, { keyPrefix: freshPrefix() });
+      const before = await scriptRuns();
+      await limiter.admit('key:alone', FREE);
+      expect(await scriptRuns()).toBe(before + 1);
+      const subjects = Array.from({ length: 250 }, (_, i) => `key:${i % 7}`);
+      const decisions = await Promise.all(subjects.map((s) => limiter.admit(s, PLAN_POLICIES.business)));
+      expect(await scriptRuns()).toBe(before + 1 + 3);
+      // In the order asked, across the three calls: each subject's Remaining counts down by one.
+      for (let i = 0; i < 7; i += 1) {
+        const own = decisions.filter((_, n) => n % 7 === i).map((d) => d.remaining);
+        expect(own).toEqual(own.map((_, n) => 999 - n));
+      }
+    });
+
+    it('fails every decision of a call that fails, and decides the next turn afresh', async () => {
+      const limiter = new RedisRateLimiter(client, systemClock, { keyPrefix: freshPrefix() });
+      // A limit the domain can never make: the script stops at it, before it writes anything.
+      const broken = { perMinute: 'many' as unknown as number, perDay: 1_000 };
+      const both = await Promise.allSettled([limiter.admit('key:b', broken), limiter.admit('key:a', FREE)]);
+      expect(both.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+      expect((await limiter.admit('key:a', FREE)).remaining).toBe(59);
+    });
+  });
+
   describe('the script', () => {
     it('still decides after the server forgot it (EVALSHA falls back to EVAL)', async () => {
       const limiter = new RedisRateLimiter(client, systemClock, { keyPrefix: freshPrefix() });

@@ -24,22 +24,16 @@ import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /**
-     * The sliding-window script of sliding-window-script.ts, registered by RedisRateLimiter; called in its
-     * Buffer form, as its reply is packed binary.
+     * The sliding-window script of sliding-window-script.ts, registered by RedisRateLimiter: the number of
+     * decisions, their keys, then its arguments. Called in its Buffer form, as its reply is packed binary.
      */
-    petstoreSlidingWindowBuffer(
-      key: string,
-      nowMs: string,
-      minuteLimit: string,
-      dayLimit: string,
-      banPolicy: string,
-    ): Result<Buffer, Context>;
+    petstoreSlidingWindowBuffer(decisions: number, ...keysThenArguments: string[]): Result<Buffer, Context>;
   }
 }
 
 /**
  * The Redis key of `subject` under `prefix`: one hash holds all of a subject's state (its fields are
- * told in sliding-window-script.ts), so a script touches one key, in one slot of a Redis Cluster.
+ * told in sliding-window-script.ts), so a decision touches one key.
  */
 export const rateLimitKey = (subject: string, prefix = ''): string => `${prefix}rl:${subject}`;
 
@@ -60,10 +54,32 @@ const ADMITTED = 0;
 const RATE_LIMITED = 1;
 const BANNED = 2;
 
+/** A decision waiting for its batch. */
+interface Pending {
+  readonly subject: string;
+  readonly policy: RateLimitPolicy;
+  /** Its time for the script, in Unix ms; '' for the server's clock. */
+  readonly nowArg: string;
+  resolve(decision: RateLimitDecision): void;
+  reject(error: unknown): void;
+}
+
 /**
- * The sliding-window limiter over Redis, shared by every service process that uses the same server:
- * one Lua script decides each request atomically, in one round trip, on the server's clock. Limits and
- * the ban policy travel with every call, so plan changes and enterprise limits need no migration.
+ * The most decisions one script call makes. Redis runs nothing else while a script runs, so a batch is
+ * kept short enough not to hold other clients back (about 100 common decisions take well under a ms).
+ */
+const MAX_BATCH = 100;
+
+/**
+ * The sliding-window limiter over Redis, shared by every service process that uses the same server (one
+ * server: a call holds the keys of many subjects, which a Redis Cluster would refuse across slots). One
+ * Lua script decides each request atomically, on the server's clock. Limits and the ban policy
+ * travel with every call, so plan changes and enterprise limits need no migration.
+ *
+ * Decisions asked for in the same turn of the event loop go to Redis together, in one call of the script
+ * that makes them one after the other (as the group commit does for SQLite writes): what a call costs
+ * apart from its decisions (the round trip, the command, the script's start, the server's clock) is paid
+ * once for all of them. A lone decision goes alone, a turn later; under load, a turn gathers many.
  */
 export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   private readonly keyPrefix: string;
@@ -72,6 +88,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   /** The ban policy as the script reads it, written once: it is the same for every call. */
   private readonly banPolicyArg: string;
   private readonly clockDecides: boolean;
+  private pending: Pending[] = [];
 
   /**
    * `clock` ages the bans held in process (against the server's time learned with each ban), and is the
@@ -89,44 +106,18 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     const { strikes, strikeWindowMs, escalationWindowMs, durationsMs } = this.banPolicy;
     this.banPolicyArg = [strikes, strikeWindowMs, escalationWindowMs, ...durationsMs].join(' ');
     // defineCommand sends EVALSHA and falls back to EVAL when the server lacks the script (after a restart).
-    client.defineCommand('petstoreSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
+    // Without numberOfKeys, the number of keys (here, of decisions) comes first in each call.
+    client.defineCommand('petstoreSlidingWindow', { lua: SLIDING_WINDOW_SCRIPT });
   }
 
-  async admit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
+  admit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
     const known = this.answerLocally(subject, policy);
-    if (known !== undefined) return known;
-
-    const reply = await this.client.petstoreSlidingWindowBuffer(
-      rateLimitKey(subject, this.keyPrefix),
-      this.clockDecides ? String(this.clock.nowMs()) : '',
-      String(policy.perMinute),
-      String(policy.perDay),
-      this.banPolicyArg,
-    );
-    const figures = figuresOf(reply);
-    const code = figure(reply, 0);
-    const nowMs = figure(reply, 1);
-    if (code === BANNED) {
-      const state = bannedState(reply, figures);
-      this.bans.remember(subject, state, nowMs - this.clock.nowMs());
-      // While banned, the domain only expires buckets and reports: the same answer the cache gives later.
-      return admitRequest(state, policy, this.banPolicy, nowMs);
-    }
-    if (code === ADMITTED) {
-      if (figures !== 11) throw new Error('the rate-limit script answered an admission of the wrong length');
-      const windows = [
-        countedWindow(MINUTE_WINDOW, policy.perMinute, reply, 2),
-        countedWindow(DAY_WINDOW, policy.perDay, reply, 6),
-      ];
-      return decision('admitted', windows, nowMs, 0);
-    }
-    if (code !== RATE_LIMITED) throw new Error(`the rate-limit script answered an unknown code ${code}`);
-    if (figures !== 6) throw new Error('the rate-limit script answered a refusal of the wrong length');
-    const windows = [
-      report(MINUTE_WINDOW, policy.perMinute, figure(reply, 2), figure(reply, 3)),
-      report(DAY_WINDOW, policy.perDay, figure(reply, 4), figure(reply, 5)),
-    ];
-    return decision('rate_limited', windows, nowMs, retryAtMs(windows, nowMs) - nowMs);
+    if (known !== undefined) return Promise.resolve(known);
+    const nowArg = this.clockDecides ? String(this.clock.nowMs()) : '';
+    return new Promise((resolve, reject) => {
+      this.pending.push({ subject, policy, nowArg, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
   }
 
   /** The answer for a subject whose ban is held in process, with no round trip; else undefined. */
@@ -138,6 +129,76 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   /** How many bans are answered in process (for tests and metrics). */
   get cachedBans(): number {
     return this.bans.size;
+  }
+
+  /** Sends the decisions asked for since the last flush, in order, MAX_BATCH a call. */
+  private flush(): void {
+    const pending = this.pending;
+    this.pending = [];
+    for (let from = 0; from < pending.length; from += MAX_BATCH) this.send(pending.slice(from, from + MAX_BATCH));
+  }
+
+  private send(batch: readonly Pending[]): void {
+    const keys = batch.map((d) => rateLimitKey(d.subject, this.keyPrefix));
+    const args = [this.banPolicyArg];
+    for (const d of batch) args.push(d.nowArg, String(d.policy.perMinute), String(d.policy.perDay));
+    this.client.petstoreSlidingWindowBuffer(batch.length, ...keys, ...args).then(
+      (reply) => this.settle(batch, reply),
+      (error: unknown) => {
+        for (const d of batch) d.reject(error);
+      },
+    );
+  }
+
+  /** Reads every decision of the reply before settling any: a malformed reply fails the whole batch. */
+  private settle(batch: readonly Pending[], reply: Buffer): void {
+    const decisions: RateLimitDecision[] = [];
+    try {
+      if (reply.length % 8 !== 0) throw new Error('the rate-limit script answered no packed figures');
+      let at = 0;
+      for (const d of batch) {
+        const read = this.decisionOf(d, reply, at);
+        decisions.push(read.decision);
+        at = read.next;
+      }
+      if (at !== reply.length / 8) throw new Error('the rate-limit script answered more than it was asked');
+    } catch (error) {
+      for (const d of batch) d.reject(error);
+      return;
+    }
+    batch.forEach((d, i) => {
+      d.resolve(decisions[i] as RateLimitDecision);
+    });
+  }
+
+  /** The decision of `d` from the reply's figures from `at` on, and where the next one starts. */
+  private decisionOf(d: Pending, reply: Buffer, at: number): { decision: RateLimitDecision; next: number } {
+    const figures = reply.length / 8 - at;
+    if (figures < 2) throw new Error('the rate-limit script answered fewer decisions than it was asked');
+    const { policy } = d;
+    const code = figure(reply, at);
+    const nowMs = figure(reply, at + 1);
+    if (code === ADMITTED) {
+      if (figures < 11) throw new Error('the rate-limit script answered a short admission');
+      const windows = [
+        countedWindow(MINUTE_WINDOW, policy.perMinute, reply, at + 2),
+        countedWindow(DAY_WINDOW, policy.perDay, reply, at + 6),
+      ];
+      return { decision: decision('admitted', windows, nowMs, 0), next: at + 11 };
+    }
+    if (code === RATE_LIMITED) {
+      if (figures < 6) throw new Error('the rate-limit script answered a short refusal');
+      const windows = [
+        report(MINUTE_WINDOW, policy.perMinute, figure(reply, at + 2), figure(reply, at + 3)),
+        report(DAY_WINDOW, policy.perDay, figure(reply, at + 4), figure(reply, at + 5)),
+      ];
+      return { decision: decision('rate_limited', windows, nowMs, retryAtMs(windows, nowMs) - nowMs), next: at + 6 };
+    }
+    if (code !== BANNED) throw new Error(`the rate-limit script answered an unknown code ${code}`);
+    const { state, next } = bannedState(reply, at, figures);
+    this.bans.remember(d.subject, state, nowMs - this.clock.nowMs());
+    // While banned, the domain only expires buckets and reports: the same answer the cache gives later.
+    return { decision: admitRequest(state, policy, this.banPolicy, nowMs), next };
   }
 }
 
@@ -160,33 +221,25 @@ function countedWindow(spec: WindowSpec, limit: number, reply: Buffer, at: numbe
   return report(spec, limit, limit - counted, (head + spec.windowMs / spec.bucketMs + 1) * spec.bucketMs);
 }
 
-/**
- * How many figures the script's reply packs (little-endian doubles, see sliding-window-script.ts), with
- * at least a code and the server's time. A malformed reply is a bug or a foreign script, and throws.
- */
-function figuresOf(reply: Buffer): number {
-  if (reply.length < 16 || reply.length % 8 !== 0) throw new Error('the rate-limit script answered no packed figures');
-  return reply.length / 8;
-}
-
-/** The `index`th figure of the script's reply. */
+/** The `index`th figure of the script's reply (little-endian doubles, see sliding-window-script.ts). */
 const figure = (reply: Buffer, index: number): number => reply.readDoubleLE(8 * index);
 
 /**
- * A banned subject's state from the script's reply {code, now, until, n, then n minute buckets, then the
- * day buckets}, each bucket as bucket, count, oldest first.
+ * A banned subject's state from the figures of its answer from `at` on, `figures` of them left in the
+ * reply: {code, now, until, n minute buckets, m day buckets, then the n and then the m buckets, each as
+ * bucket, count, oldest first}; and where the next answer starts.
  */
-function bannedState(reply: Buffer, figures: number): SubjectState {
-  if (figures < 4) throw new Error('the rate-limit script answered a ban without its buckets');
-  const minuteEnd = 4 + 2 * figure(reply, 3);
-  if (minuteEnd > figures || (figures - minuteEnd) % 2 !== 0) {
-    throw new Error('the rate-limit script answered a malformed bucket list');
-  }
-  return {
-    minute: counter(reply, 4, minuteEnd),
-    day: counter(reply, minuteEnd, figures),
-    ban: { ...newBanState(), bannedUntilMs: figure(reply, 2) },
+function bannedState(reply: Buffer, at: number, figures: number): { state: SubjectState; next: number } {
+  if (figures < 5) throw new Error('the rate-limit script answered a ban without its buckets');
+  const minuteEnd = at + 5 + 2 * figure(reply, at + 3);
+  const next = minuteEnd + 2 * figure(reply, at + 4);
+  if (next > at + figures) throw new Error('the rate-limit script answered a malformed bucket list');
+  const state = {
+    minute: counter(reply, at + 5, minuteEnd),
+    day: counter(reply, minuteEnd, next),
+    ban: { ...newBanState(), bannedUntilMs: figure(reply, at + 2) },
   };
+  return { state, next };
 }
 
 /** A window counter from the bucket, count pairs of the reply's figures from `start` to `end`. */
