@@ -136,9 +136,10 @@ function placesShown(profiles: readonly ProfileRun[]): string[] {
     .slice(0, PLACES_SHOWN);
 }
 
-function functionsTable(shares: ProfileRun['summary']['topSelf']): string {
+/** The functions (or places) with the most of a profile's busy samples, largest first. */
+export function functionsTable(shares: ProfileSummary['topSelf'], heading = 'function'): string {
   return table(
-    ['share of busy samples', 'function'],
+    ['share of busy samples', heading],
     shares.slice(0, FUNCTIONS_SHOWN).map((f) => [percent(f.share), `\`${f.name}\``]),
   );
 }

@@ -1,9 +1,12 @@
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { monotonicUs, type ProfileSummary, summariseProfile } from './cpu-profile.js';
 import { fetchList, type LoadSettings, patchRequests, runPairs, type Scenario, scenarioTable } from './http.js';
+import { type ListPieces, listPiecesTable, measureListPieces } from './list-pieces.js';
 import { preparePetstore, startBaseline, startService } from './petstore.js';
-import { procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
+import { functionsTable } from './profile.js';
+import { cpuSeconds, procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
 import { count, median, mib, percentiles, ratio, runs, table } from './stats.js';
 
 /** The list at one size: its time to last byte, against the baseline sending the same bytes, and memory. */
@@ -13,6 +16,9 @@ export interface ScaleRow {
   /** Seconds to the last byte, one client, in the order measured. */
   readonly serviceSeconds: readonly number[];
   readonly baselineSeconds: readonly number[];
+  /** The CPU seconds (/proc) each server spent on each of those lists. */
+  readonly serviceCpuSeconds: readonly number[];
+  readonly baselineCpuSeconds: readonly number[];
   /** The service's resident set once listening, before any request. */
   readonly rssAtStartBytes: number | undefined;
   /** The service's peak resident set (VmHWM) after every request, and the largest VmRSS sampled during them. */
@@ -30,19 +36,35 @@ export interface ScaleSettings {
 export interface ScaleResult {
   readonly rows: ScaleRow[];
   readonly patch: Scenario & { readonly pets: number };
+  /** For the largest list: the CPU of each step of listing, and where the service spends its time. */
+  readonly pieces: ListPieces;
+  readonly profile: ProfileSummary;
 }
 
 const RSS_SAMPLE_MS = 10;
 
-/** GETs the list and reads it to the end, keeping nothing; resolves to the seconds until the last byte. */
-function timeToLastByte(server: ServerProcess, key: string): Promise<number> {
+interface Listed {
+  /** Until the last byte. */
+  readonly seconds: number;
+  /** The CPU time the server used meanwhile. */
+  readonly cpuSeconds: number;
+}
+
+/** GETs the list and reads it to the end, keeping nothing. */
+function timeToLastByte(server: ServerProcess, key: string): Promise<Listed> {
   const started = performance.now();
+  const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
   return new Promise((resolve, reject) => {
     const req = request(`${server.url}/inventory`, { headers: { authorization: `Bearer ${key}` }, agent: false });
     req.on('response', (res) => {
       if (res.statusCode !== 200) reject(new Error(`${server.name} answered ${res.statusCode}`));
       res.on('data', () => {});
-      res.on('end', () => resolve((performance.now() - started) / 1000));
+      res.on('end', () =>
+        resolve({
+          seconds: (performance.now() - started) / 1000,
+          cpuSeconds: (cpuSeconds(server.pid) ?? Number.NaN) - cpuBefore,
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -50,21 +72,43 @@ function timeToLastByte(server: ServerProcess, key: string): Promise<number> {
   });
 }
 
-/** Times the list on the service while sampling its resident set; resolves to the seconds and the largest sample. */
-async function sampledTimeToLastByte(server: ServerProcess, key: string): Promise<{ seconds: number; rss: number }> {
+/** Times the list on the service while sampling its resident set; resolves to the times and the largest sample. */
+async function sampledTimeToLastByte(server: ServerProcess, key: string): Promise<Listed & { rss: number }> {
   let rss = 0;
   const sample = (): void => {
     rss = Math.max(rss, procStatusBytes(server.pid, 'VmRSS') ?? 0);
   };
   const timer = setInterval(sample, RSS_SAMPLE_MS);
   try {
-    const seconds = await timeToLastByte(server, key);
+    const listed = await timeToLastByte(server, key);
     sample();
-    return { seconds, rss };
+    return { ...listed, rss };
   } finally {
     clearInterval(timer);
   }
 }
+
+const PROFILED_LISTS = 2;
+
+/** Lists `PROFILED_LISTS` times on a service under --cpu-prof (after one list to warm up) and sums where its time went. */
+async function profileList(dir: string, db: string, key: string): Promise<ProfileSummary> {
+  const profileDir = join(dir, 'scale-profile');
+  const service = await startService('service (profiled list)', { db, profileDir }, join(dir, 'scale-profile.log'));
+  let window = { fromUs: 0, toUs: 0 };
+  try {
+    await timeToLastByte(service, key);
+    const fromUs = monotonicUs();
+    for (let i = 0; i < PROFILED_LISTS; i += 1) await timeToLastByte(service, key);
+    window = { fromUs, toUs: monotonicUs() };
+  } finally {
+    await service.stop();
+  }
+  const [file] = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`the profiled list wrote no .cpuprofile in ${profileDir}`);
+  return summariseProfile(join(profileDir, file), window);
+}
+
+const PIECE_REPETITIONS = 3;
 
 async function measureSize(
   dir: string,
@@ -72,7 +116,7 @@ async function measureSize(
   settings: ScaleSettings,
   patch: ScaleResult['patch'] | undefined,
   progress: (line: string) => void,
-): Promise<ScaleRow> {
+): Promise<{ row: ScaleRow; db: string; key: string }> {
   const db = join(dir, `scale-${pets}.db`);
   const key = await preparePetstore(db, pets);
   const servers: ServerProcess[] = [];
@@ -87,18 +131,25 @@ async function measureSize(
     servers.push(baseline);
     const serviceSeconds: number[] = [];
     const baselineSeconds: number[] = [];
+    const serviceCpuSeconds: number[] = [];
+    const baselineCpuSeconds: number[] = [];
     let sampled = 0;
     for (let i = 0; i < settings.repetitions; i += 1) {
-      baselineSeconds.push(await timeToLastByte(baseline, key));
-      const { seconds, rss } = await sampledTimeToLastByte(service, key);
-      serviceSeconds.push(seconds);
-      sampled = Math.max(sampled, rss);
+      const sent = await timeToLastByte(baseline, key);
+      baselineSeconds.push(sent.seconds);
+      baselineCpuSeconds.push(sent.cpuSeconds);
+      const listed = await sampledTimeToLastByte(service, key);
+      serviceSeconds.push(listed.seconds);
+      serviceCpuSeconds.push(listed.cpuSeconds);
+      sampled = Math.max(sampled, listed.rss);
     }
     const row: ScaleRow = {
       pets,
       bytes: Buffer.byteLength(body),
       serviceSeconds,
       baselineSeconds,
+      serviceCpuSeconds,
+      baselineCpuSeconds,
       rssAtStartBytes,
       peakRssBytes: procStatusBytes(service.pid, 'VmHWM'),
       sampledRssBytes: sampled === 0 ? undefined : sampled,
@@ -108,7 +159,7 @@ async function measureSize(
       const requests = patchRequests(pets, 1_000);
       await runPairs([{ scenario: patch, service, requests }], baseline, key, settings.patch, progress);
     }
-    return row;
+    return { row, db, key };
   } finally {
     await stopAll(servers);
   }
@@ -117,7 +168,8 @@ async function measureSize(
 /**
  * GET /v1/inventory with each number of pets stored: time to last byte for one client, alternating with
  * the bare Koa baseline sending the same bytes from memory, and the service's resident set; then PATCH
- * throughput with the largest number stored, against the baseline's PATCH.
+ * throughput with the largest number stored, against the baseline's PATCH. For the largest list, also
+ * the CPU of each step of listing (in this process) and a profile of the service listing it.
  */
 export async function runScaleSuite(
   dir: string,
@@ -133,10 +185,16 @@ export async function runScaleSuite(
     pets: largest,
   };
   const rows: ScaleRow[] = [];
+  let stored = { db: '', key: '' };
   for (const pets of settings.sizes) {
-    rows.push(await measureSize(dir, pets, settings, pets === largest ? patch : undefined, progress));
+    const measured = await measureSize(dir, pets, settings, pets === largest ? patch : undefined, progress);
+    rows.push(measured.row);
+    if (pets === largest) stored = measured;
   }
-  return { rows, patch };
+  const pieces = await measureListPieces(stored.db, largest, PIECE_REPETITIONS);
+  const profile = await profileList(dir, stored.db, stored.key);
+  progress(`  the steps of listing ${largest} pets, and a profile of the service listing them`);
+  return { rows, patch, pieces, profile };
 }
 
 /** The peak RSS the 1,000,000-pet list must stay under. */
@@ -167,6 +225,7 @@ export function scaleSection(result: ScaleResult, settings: ScaleSettings): stri
       p50p99(r.serviceSeconds),
       p50p99(r.baselineSeconds),
       ratio(ttlbRatio(r)),
+      `${median(r.serviceCpuSeconds).toFixed(3)} / ${median(r.baselineCpuSeconds).toFixed(3)}`,
       count(r.pets / service),
       bytesOrNa(r.rssAtStartBytes),
       `**${bytesOrNa(r.peakRssBytes)}**`,
@@ -191,6 +250,7 @@ export function scaleSection(result: ScaleResult, settings: ScaleSettings): stri
         'service s to last byte, p50 / p99',
         'baseline s, p50 / p99',
         'service / baseline',
+        'server CPU s a list, service / baseline',
         'pets/s',
         'RSS at start',
         'peak RSS (VmHWM)',
@@ -199,6 +259,22 @@ export function scaleSection(result: ScaleResult, settings: ScaleSettings): stri
       ],
       rows,
     ),
+    '',
+    `### Where the time of the ${count(result.pieces.pets)}-pet list goes`,
+    '',
+    'The server CPU a list (from /proc, above) is what the service and the baseline spend on one list. What',
+    'each step of listing costs the CPU, measured in the benchmark process on the same database (no HTTP),',
+    `median of ${PIECE_REPETITIONS} repetitions; each step includes those above it but the last, which stands alone:`,
+    '',
+    listPiecesTable(result.pieces),
+    '',
+    `The service under \`node --cpu-prof\`, listing them ${PROFILED_LISTS} times after one list to warm up:`,
+    'self time by place and by function, as shares of the busy samples (see the profile section). The time',
+    'better-sqlite3 spends in C++ reading a page (`Statement.all`) is counted in the function that called it.',
+    '',
+    functionsTable(result.profile.byPlace, 'place'),
+    '',
+    functionsTable(result.profile.topSelf),
     '',
     `PATCH /v1/inventory/{petId} with ${count(result.patch.pets)} pets stored (1,000 pets spread evenly over`,
     `the ids, two quantities each), autocannon as in the HTTP section, ${settings.patch.seconds} s a run,`,
