@@ -21,6 +21,10 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly drainTimeoutMs: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Whether the service keeps Prometheus metrics (requests, limiter, storage, process). */
+  readonly metrics: boolean;
+  /** A port of its own for GET /metrics (on `host`); absent: /metrics is served on `port`. */
+  readonly metricsPort: number | undefined;
 }
 
 /** A configuration value the service cannot start with; names the variable. */
@@ -76,6 +80,8 @@ const EnvSchema = v.object({
   PETSTORE_TRUST_PROXY: v.optional(v.picklist(['true', 'false']), 'false'),
   PETSTORE_DRAIN_TIMEOUT_MS: v.optional(integer(0, 600_000), '10000'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  PETSTORE_METRICS: v.optional(v.picklist(['on', 'off']), 'on'),
+  PETSTORE_METRICS_PORT: v.optional(integer(0, 65_535)),
 });
 
 /**
@@ -97,6 +103,12 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
   const e = parsed.output;
   if (e.PETSTORE_PETS_DEPRECATED_AT > e.PETSTORE_PETS_SUNSET) {
     throw new ConfigError('PETSTORE_PETS_DEPRECATED_AT: must not be later than PETSTORE_PETS_SUNSET');
+  }
+  if (e.PETSTORE_METRICS_PORT !== undefined && e.PETSTORE_METRICS_PORT !== 0 && e.PETSTORE_METRICS_PORT === e.PORT) {
+    throw new ConfigError('PETSTORE_METRICS_PORT: must differ from PORT, or /metrics would share the API listener');
+  }
+  if (e.PETSTORE_METRICS_PORT !== undefined && e.PETSTORE_METRICS === 'off') {
+    throw new ConfigError('PETSTORE_METRICS_PORT: needs PETSTORE_METRICS=on; there are no metrics to serve');
   }
   const local = `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}/v1`;
   return {
@@ -122,5 +134,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     trustProxy: e.PETSTORE_TRUST_PROXY === 'true',
     drainTimeoutMs: e.PETSTORE_DRAIN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    metrics: e.PETSTORE_METRICS === 'on',
+    metricsPort: e.PETSTORE_METRICS_PORT,
   };
 }

@@ -8,8 +8,12 @@ const SQLITE = token<SqliteStorage>('SqliteStorage');
 /** Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection. */
 export const sqliteStorageModule = (config: Config) =>
   new ContainerModule((options) => {
-    bindResolved(options, SQLITE, [], () =>
-      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous }),
+    bindResolved(options, SQLITE, [TOKENS.instrumentation], (instrumentation) =>
+      openSqliteStorage({
+        path: config.dbPath,
+        synchronous: config.synchronous,
+        onGroupCommit: (updates) => instrumentation.groupCommit(updates),
+      }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);

@@ -1,23 +1,11 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { deadPort } from '../support/dead-port.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
-
-/** A loopback port with nothing listening on it: a Redis that is down. */
-async function deadPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('a service whose Redis is unreachable', () => {
   let temp: TempDatabase;

@@ -11,6 +11,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
 import { type OpenApiServers, openApiDocument } from './openapi.js';
 import { addOrderRoutes } from './order-routes.js';
 import { addPetRoutes } from './pet-routes.js';
+import { addMetricsRoute, type HttpMetrics, requestMetrics } from './request-metrics.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
@@ -53,6 +54,8 @@ export interface HttpAppDeps extends HttpUseCases {
   readonly readiness: () => boolean;
   /** What /readyz reports of the parts that can be down (e.g. `{ redis: true }`); none when absent. */
   readonly healthChecks?: () => Readonly<Record<string, boolean>>;
+  /** Request durations, and GET /metrics unless the metrics have their own listener. None when absent. */
+  readonly metrics?: HttpMetrics;
   readonly options: HttpAppOptions;
 }
 
@@ -115,7 +118,9 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
     infoUrl: `${options.servers.production}/openapi.json`,
   });
   addOrderRoutes(router, deps.listOrders);
+  if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
 
+  if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
   app.use(errorMiddleware(logger));
   app.use(apiGuard(deps));
   app.use(router.routes());

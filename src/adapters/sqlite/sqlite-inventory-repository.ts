@@ -40,10 +40,14 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly nextPage: Statement<[bigint, number], StockRow>;
   private readonly updates: GroupCommit<UpdateJob, StockChange | undefined>;
 
-  /** `pets` is the revision of the `pets` table, shared with every other writer of it on `db`. */
+  /**
+   * `pets` is the revision of the `pets` table, shared with every other writer of it on `db`;
+   * `onGroupCommit` is told the number of updates each group commit carried.
+   */
   constructor(
     db: Database,
     private readonly pets: StoreRevision,
+    onGroupCommit?: (updates: number) => void,
   ) {
     this.firstPage = db.prepare<[number], StockRow>('SELECT id, quantity, status FROM pets ORDER BY id LIMIT ?').raw();
     this.nextPage = db
@@ -56,19 +60,23 @@ export class SqliteInventoryRepository implements InventoryRepository {
          (pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.updates = new GroupCommit(db, (job: UpdateJob): StockChange | undefined => {
-      const row = read.get(job.petId);
-      if (row === undefined) return undefined;
-      const before = itemOfRow(row);
-      const after = job.change(before);
-      if (after.petId !== job.petId) {
-        throw new Error(`a stock change of pet ${job.petId} returned an entry of pet ${after.petId}`);
-      }
-      write.run(after.quantity, after.status, job.petId);
-      pets.bump();
-      record.run(job.petId, before.quantity, before.status, after.quantity, after.status, job.actor, job.atMs);
-      return { before, after, actor: job.actor, atMs: job.atMs };
-    });
+    this.updates = new GroupCommit(
+      db,
+      (job: UpdateJob): StockChange | undefined => {
+        const row = read.get(job.petId);
+        if (row === undefined) return undefined;
+        const before = itemOfRow(row);
+        const after = job.change(before);
+        if (after.petId !== job.petId) {
+          throw new Error(`a stock change of pet ${job.petId} returned an entry of pet ${after.petId}`);
+        }
+        write.run(after.quantity, after.status, job.petId);
+        pets.bump();
+        record.run(job.petId, before.quantity, before.status, after.quantity, after.status, job.actor, job.atMs);
+        return { before, after, actor: job.actor, atMs: job.atMs };
+      },
+      onGroupCommit,
+    );
   }
 
   /**

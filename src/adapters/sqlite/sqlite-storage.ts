@@ -25,6 +25,8 @@ export interface SqliteStorageOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
   /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
   readonly busyTimeoutMs?: number;
+  /** Told the number of stock updates each group commit carried, once committed (for metrics). */
+  readonly onGroupCommit?: (updates: number) => void;
 }
 
 /** Every storage port over one SQLite file, sharing one connection. */
@@ -73,7 +75,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
 
   // One revision for the pets table: stock updates and imports both move the list it stands for.
   const petsRevision = new StoreRevision(db);
-  const inventory = new SqliteInventoryRepository(db, petsRevision);
+  const inventory = new SqliteInventoryRepository(db, petsRevision, options.onGroupCommit);
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
        AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,
