@@ -4,7 +4,7 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { deadPort } from '../support/dead-port.js';
+import { freePort } from '../support/redis-server.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
 
 describe('a service whose Redis is unreachable', () => {
@@ -31,7 +31,7 @@ describe('a service whose Redis is unreachable', () => {
     service = await startService({
       PETSTORE_DB: temp.path,
       PETSTORE_ENV: 'production',
-      REDIS_URL: `redis://127.0.0.1:${await deadPort()}`,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
       PETSTORE_RATE_LIMIT_FAILURE: failure,
     });
     return service;

@@ -5,9 +5,8 @@ import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { eventually, hasRedisServer } from '../redis/redis-fixture.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { deadPort } from '../support/dead-port.js';
 import { aPet } from '../support/mothers.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
+import { freePort, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { type MeteredService, sample, startMeteredService } from './metrics-service.js';
 
 const running: { close(): Promise<void> }[] = [];
@@ -36,7 +35,7 @@ async function listTimes(service: MeteredService, key: string, n: number): Promi
 }
 
 /** A Redis URL with nothing listening behind it. */
-const deadRedisUrl = async (): Promise<string> => `redis://127.0.0.1:${await deadPort()}`;
+const deadRedisUrl = async (): Promise<string> => `redis://127.0.0.1:${await freePort()}`;
 
 /** The Redis limiter's module, for a configuration that names REDIS_URL. */
 const redisModules = (config: Config) => {

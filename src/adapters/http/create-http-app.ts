@@ -4,6 +4,7 @@ import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
 import { apiGuard } from './api-guard.js';
+import { addDocsRoutes } from './docs-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
 import { addInventoryRoutes } from './inventory-routes.js';
@@ -118,6 +119,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
     infoUrl: `${options.servers.production}/openapi.json`,
   });
   addOrderRoutes(router, deps.listOrders);
+  addDocsRoutes(router);
   if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
 
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
