@@ -11,6 +11,7 @@ import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
 import { httpMetricsOf, listenForMetrics, metricsModule } from './composition/metrics-module.js';
+import { startOutcomePurge } from './composition/outcome-purge.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 
@@ -63,6 +64,7 @@ async function serve(config: Config): Promise<void> {
     },
   });
   readiness.ready = true;
+  const stopPurge = startOutcomePurge(core, logger);
   const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
   logger.info({ url: `${running.url}/v1`, env: config.env, db: config.dbPath, limiter }, 'listening');
 
@@ -73,6 +75,7 @@ async function serve(config: Config): Promise<void> {
     logger.info({ signal }, 'draining');
     await running.drain();
     await metricsServer?.drain();
+    stopPurge();
     for (const c of [...closeables(container)].reverse()) await c.close();
     logger.info({}, 'stopped');
     destination.flushSync();

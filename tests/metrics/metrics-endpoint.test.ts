@@ -108,7 +108,7 @@ describe('the storage timings', () => {
   it('time each port call by port, operation and outcome, whichever store is behind it', async () => {
     const before = await service.metrics();
     const updates =
-      'petstore_storage_operation_duration_seconds_count{port="inventory",operation="update",outcome="ok"}';
+      'petstore_storage_operation_duration_seconds_count{port="inventory",operation="write",outcome="ok"}';
     expect(await send('/v1/inventory/1', withKey({ method: 'PATCH', body: '{"quantity":9}' }))).toBe(200);
     const after = await service.metrics();
     expect(sample(after, updates)).toBe((sample(before, updates) ?? 0) + 1);
