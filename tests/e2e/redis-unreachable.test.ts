@@ -3,6 +3,7 @@ import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
+import { createPetstoreClient } from '../../src/client/index.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
 import { freePort } from '../support/redis-server.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
@@ -36,7 +37,7 @@ describe('a service whose Redis is unreachable', () => {
     });
     return service;
   };
-  const list = (s: ServiceProcess) => fetch(`${s.url}/v1/inventory`, { headers: { authorization: `Bearer ${key}` } });
+  const list = (s: ServiceProcess) => createPetstoreClient({ baseUrl: `${s.url}/v1`, apiKey: key }).get('/inventory');
 
   it('fails open by default: it serves, limited in process, and stays ready', async () => {
     const s = await start('open');
@@ -55,7 +56,7 @@ describe('a service whose Redis is unreachable', () => {
     const res = await list(s);
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.json()).toEqual({ code: 'unavailable', message: expect.any(String), status: 503 });
+    expect(res).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.any(String), status: 503 } });
     const ready = await fetch(`${s.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toEqual({
