@@ -5,6 +5,7 @@ import {
   type DecisionLabel,
   type LimiterRole,
 } from './counted-rate-limiter.js';
+import { SeriesHistogram } from './series-histogram.js';
 import { type OperationTimers, timedPort } from './timed-port.js';
 
 /** What a failover limiter counts of its outages since the process started (FailoverRateLimiter.status()). */
@@ -63,31 +64,37 @@ export function createServiceMetrics(): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requestDuration = new Histogram({
-    name: 'petstore_http_request_duration_seconds',
-    help: 'Time from the request reaching the app to its response ending, by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: HTTP_BUCKETS,
-    registers: [registry],
-  });
-  // The child of each label set, found by one string key: cheaper than prom-client's hashing of an
-  // object on every request. The sets are bounded (methods, templates and statuses), so is the map.
-  const requestSeries = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
+  // The three metrics touched on every request keep their series in plain objects, found once: see
+  // SeriesHistogram. Their label sets are bounded (methods, templates, statuses; ports and methods; the
+  // outcomes of each limiter), and so are the maps.
+  const requestDuration = new SeriesHistogram(
+    'petstore_http_request_duration_seconds',
+    'Time from the request reaching the app to its response ending, by method, route template and status.',
+    HTTP_BUCKETS,
+    registry,
+  );
 
-  const decisions = new Counter({
+  const decisionCounts = new Map<
+    string,
+    { readonly labels: { outcome: DecisionLabel; limiter: LimiterRole }; n: number }
+  >();
+  new Counter({
     name: 'petstore_rate_limit_decisions_total',
     help: 'Rate-limit decisions, by outcome (admitted, limited, banned) and by the limiter that made them.',
     labelNames: ['outcome', 'limiter'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, n } of decisionCounts.values()) this.inc(labels, n);
+    },
   });
 
-  const storageDuration = new Histogram({
-    name: 'petstore_storage_operation_duration_seconds',
-    help: 'Time of storage port calls (a listing: the time its chunks took to produce), by port, operation and outcome.',
-    labelNames: ['port', 'operation', 'outcome'] as const,
-    buckets: STORAGE_BUCKETS,
-    registers: [registry],
-  });
+  const storageDuration = new SeriesHistogram(
+    'petstore_storage_operation_duration_seconds',
+    'Time of storage port calls (a listing: the time its chunks took to produce), by port, operation and outcome.',
+    STORAGE_BUCKETS,
+    registry,
+  );
 
   const groupCommits = new Histogram({
     name: 'petstore_sqlite_group_commit_updates',
@@ -100,28 +107,31 @@ export function createServiceMetrics(): ServiceMetrics {
     exposition: { contentType: registry.contentType, text: () => registry.metrics() },
     requests: {
       observe(method, route, status, seconds) {
-        const key = `${method} ${route} ${status}`;
-        let series = requestSeries.get(key);
-        if (series === undefined) {
-          series = requestDuration.labels(method, route, String(status));
-          requestSeries.set(key, series);
-        }
-        series.observe(seconds);
+        requestDuration
+          .seriesOf(`${method} ${route} ${status}`, { method, route, status: String(status) })
+          .observe(seconds);
       },
     },
     countLimiter(limiter, role) {
-      const counters = new Map(DECISIONS.map((label) => [label, decisions.labels(label, role)]));
       // Every outcome of the limiter is exported from the start, at 0, so a rate over it is defined.
-      for (const counter of counters.values()) counter.inc(0);
-      return countedRateLimiter(limiter, (label) => counters.get(label)?.inc());
+      const counts = new Map(
+        DECISIONS.map((outcome) => {
+          const count = { labels: { outcome, limiter: role }, n: 0 };
+          decisionCounts.set(`${outcome} ${role}`, count);
+          return [outcome, count];
+        }),
+      );
+      return countedRateLimiter(limiter, (label) => {
+        const count = counts.get(label);
+        if (count !== undefined) count.n += 1;
+      });
     },
     timePort(port, name) {
+      const series = (operation: string, outcome: string) =>
+        storageDuration.seriesOf(`${name} ${operation} ${outcome}`, { port: name, operation, outcome });
       return timedPort(
         port,
-        (operation): OperationTimers => ({
-          ok: storageDuration.labels(name, operation, 'ok'),
-          error: storageDuration.labels(name, operation, 'error'),
-        }),
+        (operation): OperationTimers => ({ ok: series(operation, 'ok'), error: series(operation, 'error') }),
       );
     },
     observeGroupCommit(updates) {

@@ -55,29 +55,30 @@ async function* timedListing<T>(source: AsyncIterable<T>, timers: OperationTimer
 function timedMethod(
   method: (...args: unknown[]) => unknown,
   target: object,
-  timers: OperationTimers,
+  timersOf: () => OperationTimers,
 ): (...args: unknown[]) => unknown {
+  // Found at the first call, so that only the methods callers use have series.
+  let found: OperationTimers | undefined;
   return (...args) => {
+    found ??= timersOf();
+    const timers = found;
     const startedAt = performance.now();
     let result: unknown;
     try {
-      // The target, not the proxy, is `this`: private fields of adapter classes stay reachable.
+      // The port itself, not the wrapper, is `this`: private fields of adapter classes stay reachable.
       result = method.apply(target, args);
     } catch (error) {
       timers.error.observe(since(startedAt));
       throw error;
     }
     if (isPromise(result)) {
-      return result.then(
-        (value) => {
-          timers.ok.observe(since(startedAt));
-          return value;
-        },
-        (error: unknown) => {
-          timers.error.observe(since(startedAt));
-          throw error;
-        },
+      // The caller gets the store's own promise: a promise chained to it would cost every call a turn
+      // of the microtask queue. The branch only observes, and handles the rejection it sees.
+      result.then(
+        () => timers.ok.observe(since(startedAt)),
+        () => timers.error.observe(since(startedAt)),
       );
+      return result;
     }
     if (isAsyncIterable(result)) return timedListing(result, timers);
     timers.ok.observe(since(startedAt));
@@ -85,23 +86,29 @@ function timedMethod(
   };
 }
 
+/** The names of the methods of `value`: its own and its prototypes', short of Object's. */
+function methodNames(value: object): Set<string> {
+  const names = new Set<string>();
+  for (let o: object | null = value; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    for (const name of Object.getOwnPropertyNames(o)) {
+      if (name !== 'constructor' && typeof Reflect.get(o, name) === 'function') names.add(name);
+    }
+  }
+  return names;
+}
+
 /**
  * Wraps a storage port so that every method call is timed, whatever adapter is behind it: a promise is
  * timed until it settles, a listing by the time its chunks took to produce, anything else as it
- * returns. `timersOf(operation)` is asked once per method name. Values other than methods pass through.
+ * returns. `timersOf(operation)` is asked once per method name, at its first call. The wrapper inherits from the port, so
+ * its other properties and `instanceof` stay the port's; its methods are its own, found without a proxy's
+ * trap on every call.
  */
 export function timedPort<T extends object>(port: T, timersOf: (operation: string) => OperationTimers): T {
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(port, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== 'function' || typeof key !== 'string') return value;
-      let method = wrapped.get(key);
-      if (method === undefined) {
-        method = timedMethod(value as (...args: unknown[]) => unknown, target, timersOf(key));
-        wrapped.set(key, method);
-      }
-      return method;
-    },
-  });
+  const wrapper = Object.create(port) as T;
+  for (const name of methodNames(port)) {
+    const method = Reflect.get(port, name) as (...args: unknown[]) => unknown;
+    Object.defineProperty(wrapper, name, { value: timedMethod(method, port, () => timersOf(name)) });
+  }
+  return wrapper;
 }
