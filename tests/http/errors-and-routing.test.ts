@@ -190,7 +190,7 @@ describe('the request log', () => {
         headers: { ...jsonWith(key), 'x-request-id': 'r-1' },
         body: '{"quantity":2}',
       });
-      await fx.call('/nowhere', { headers: { 'x-request-id': 'r-2' } });
+      await fx.call('/v1/nowhere', { headers: { 'x-request-id': 'r-2' } });
       const [keyRecord] = await fx.core.listApiKeys.execute();
       const lines = fx.logLines.filter((line) => line.msg === 'request');
       expect(lines).toHaveLength(2);
@@ -202,7 +202,13 @@ describe('the request log', () => {
         keyId: keyRecord?.id,
       });
       expect(typeof lines[0]?.ms).toBe('number');
-      expect(lines[1]).toMatchObject({ requestId: 'r-2', method: 'GET', route: '/nowhere', status: 404, keyId: null });
+      expect(lines[1]).toMatchObject({
+        requestId: 'r-2',
+        method: 'GET',
+        route: '/v1/nowhere',
+        status: 401,
+        keyId: null,
+      });
     } finally {
       await fx.close();
     }

@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
+import { accessLog } from './access-log.js';
 import { apiGuard } from './api-guard.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
@@ -116,6 +117,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   });
   addOrderRoutes(router, deps.listOrders);
 
+  app.use(accessLog(logger));
   app.use(errorMiddleware(logger));
   app.use(apiGuard(deps));
   app.use(router.routes());
