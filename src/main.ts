@@ -51,6 +51,7 @@ async function serve(config: Config): Promise<void> {
     host: config.host,
     port: config.port,
     drainTimeoutMs: config.drainTimeoutMs,
+    limits: config.connectionLimits,
     logger,
     setReady: (ready) => {
       readiness.ready = ready;

@@ -1,12 +1,18 @@
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { sendError, thrownProblemOf } from './error-response.js';
 import type { HttpMiddleware } from './http-context.js';
 import { requestIdOf } from './request-id.js';
 
+/** Whether the request declared a body that has not arrived whole (nobody read it, or a refusal cut it). */
+const bodyLeftUnread = (req: IncomingMessage): boolean =>
+  !req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0');
+
 /**
  * The middleware just inside the access log: it stamps the request id and turns every failure thrown
  * below it into the Error body (a failure of the service becomes a 500 that shows no detail, only the
- * request id, while the detail goes to the log).
+ * request id, while the detail goes to the log). An answer given before the request's body was read
+ * closes the connection.
  */
 export function errorMiddleware(logger: Logger): HttpMiddleware {
   return async (ctx, next) => {
@@ -25,5 +31,9 @@ export function errorMiddleware(logger: Logger): HttpMiddleware {
         sendError(ctx, problem.code, problem.message);
       }
     }
+    // Keeping the connection would make Node read and discard whatever the client still sends (100 GB,
+    // for all it knows) before the next request could start. Closing it once the answer is written
+    // costs the client a new connection; the refused body costs nothing more.
+    if (!ctx.res.headersSent && bodyLeftUnread(ctx.req)) ctx.res.setHeader('Connection', 'close');
   };
 }
