@@ -129,6 +129,7 @@ describe('a limiter that cannot decide', () => {
   it('answers 503 unavailable when the limiter says it is down (fail-closed)', async () => {
     const response = await answerWhenLimiterThrows(new LimiterDown('the shared rate limiter is unavailable'));
     expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
     expect(errorOf(response)).toEqual({
       code: 'unavailable',
       message: 'a service this request needs is unavailable; retry shortly',
@@ -236,6 +237,7 @@ describe('the probes outside /v1', () => {
     fx.ready = false;
     const draining = await fx.call('/readyz');
     expect(draining.status).toBe(503);
+    expect(draining.headers.get('retry-after')).toBe('1');
     expect(errorOf(draining).code).toBe('unavailable');
   });
 

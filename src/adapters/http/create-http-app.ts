@@ -12,6 +12,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
 import { type OpenApiServers, openApiDocument } from './openapi.js';
 import { addOrderRoutes } from './order-routes.js';
 import { addPetRoutes } from './pet-routes.js';
+import { protocolChecks } from './protocol-checks.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
@@ -119,6 +120,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
 
   app.use(accessLog(logger));
   app.use(errorMiddleware(logger));
+  app.use(protocolChecks);
   app.use(apiGuard(deps));
   app.use(router.routes());
   app.use(unmatchedRoute);
