@@ -13,6 +13,7 @@ import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 
 async function serve(config: Config): Promise<void> {
+  // Asynchronous: a request never waits for its log line to be written.
   const destination = pino.destination({ dest: 1, sync: false });
   const logger = pino(
     {
@@ -69,11 +70,29 @@ async function serve(config: Config): Promise<void> {
     await running.drain();
     for (const c of [...closeables(container)].reverse()) await c.close();
     logger.info({}, 'stopped');
-    destination.flushSync();
+    await endLog(destination, config.drainTimeoutMs);
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // SIGHUP too: a closed terminal or a supervisor's reload must not cut requests in flight. There is
+  // no configuration to reload: the environment is read once.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => void stop(signal));
+}
+
+/**
+ * Writes out every log line still queued, then resolves; at most `timeoutMs`, so that a log reader
+ * that stopped reading cannot hold the process forever. A flushSync at exit is not enough: a write
+ * already handed to the thread pool (waiting on a full pipe) would be lost with the process.
+ */
+function endLog(destination: ReturnType<typeof pino.destination>, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const giveUp = setTimeout(resolve, timeoutMs);
+    giveUp.unref();
+    destination.once('close', () => {
+      clearTimeout(giveUp);
+      resolve();
+    });
+    destination.end();
+  });
 }
 
 async function admin(argv: readonly string[], config: Config): Promise<number> {
