@@ -9,6 +9,7 @@ import { buildContainer, closeables, healthChecks, resolve } from './composition
 import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
+import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 
@@ -24,11 +25,15 @@ async function serve(config: Config): Promise<void> {
     destination,
   );
   const readiness: Readiness = { ready: false };
-  const redis = config.redisUrl === undefined ? [] : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
+  // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file.
+  const limiterModules =
+    config.redisUrl === undefined
+      ? [limiterSnapshotModule()]
+      : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
     storage: 'sqlite',
-    modules: [...redis, httpModule(config, readiness, () => checks())],
+    modules: [...limiterModules, httpModule(config, readiness, () => checks())],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);

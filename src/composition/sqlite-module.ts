@@ -3,7 +3,8 @@ import { openSqliteStorage, type SqliteStorage } from '../adapters/sqlite/sqlite
 import type { Config } from './config.js';
 import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
 
-const SQLITE = token<SqliteStorage>('SqliteStorage');
+/** The SQLite storage itself, for what needs more of the file than the ports (the limiter's snapshot). */
+export const SQLITE = token<SqliteStorage>('SqliteStorage');
 
 /** Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection. */
 export const sqliteStorageModule = (config: Config) =>

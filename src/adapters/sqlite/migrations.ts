@@ -14,6 +14,9 @@ import type { Database } from 'better-sqlite3';
  * - API keys keep only the SHA-256 hash. Limits are stored for enterprise keys alone: the other plans
  *   take their published limits from the code, so a change of a plan's limits reaches every key of it.
  * - STRICT tables and CHECK constraints refuse a value the domain would refuse, whoever writes it.
+ * - `limiter_subjects` holds the in-process rate limiter's state between a graceful stop and the next
+ *   start: one row per subject, its state as text the memory limiter alone reads. It is a snapshot,
+ *   replaced whole at every stop, not a log.
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -63,6 +66,12 @@ export const MIGRATIONS: readonly string[] = [
     CHECK ((plan = 'enterprise') = (per_minute IS NOT NULL AND per_day IS NOT NULL))
   ) STRICT;
   CREATE INDEX api_keys_by_age ON api_keys (created_at_ms, id);
+  `,
+  `
+  CREATE TABLE limiter_subjects (
+    subject TEXT PRIMARY KEY,
+    state TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
   `,
 ];
 

@@ -9,6 +9,7 @@ import type { StockChangeLog } from '../../application/ports/stock-change-log.js
 import { migrate } from './migrations.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
 import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
+import { SqliteLimiterSnapshot } from './sqlite-limiter-snapshot.js';
 import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
@@ -34,6 +35,8 @@ export interface SqliteStorage {
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
+  /** Where the in-process rate limiter keeps its state across a graceful restart. */
+  readonly limiterSnapshot: SqliteLimiterSnapshot;
   /** True when the store holds no pet, no order and no key: a development start may seed it. */
   isEmpty(): boolean;
   /** Commits the updates still waiting for their group commit, then closes the file. */
@@ -84,6 +87,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
     keys: new SqliteApiKeyStore(db, new StoreRevision(db)),
+    limiterSnapshot: new SqliteLimiterSnapshot(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,
     close: () => {
       if (!db.open) return;
