@@ -10,7 +10,7 @@ export const SQLITE = token<SqliteStorage>('SqliteStorage');
 export const sqliteStorageModule = (config: Config) =>
   new ContainerModule((options) => {
     bindResolved(options, SQLITE, [], () =>
-      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous }),
+      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous, setting: 'PETSTORE_DB' }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);
