@@ -10,6 +10,7 @@ import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
 import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js';
+import { startOutcomePurge } from './composition/outcome-purge.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 
@@ -64,6 +65,7 @@ async function serve(config: Config): Promise<void> {
     },
   });
   readiness.ready = true;
+  const stopPurge = startOutcomePurge(core, logger);
   const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
   logger.info({ url: `${running.url}/v1`, env: config.env, db: config.dbPath, limiter }, 'listening');
 
@@ -73,6 +75,7 @@ async function serve(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining');
     await running.drain();
+    stopPurge();
     for (const c of [...closeables(container)].reverse()) await c.close();
     logger.info({}, 'stopped');
     await endLog(destination, config.drainTimeoutMs);

@@ -23,6 +23,12 @@ export interface Config {
   readonly drainTimeoutMs: number;
   /** The server's timeouts and its cap on open connections. */
   readonly connectionLimits: ConnectionLimits;
+  /** How long a key found by hash is trusted without reading the store: a revocation's delay elsewhere. */
+  readonly keyCacheMs: number;
+  /** How long the outcome of a PATCH with an Idempotency-Key is kept for its retries. */
+  readonly idempotencyTtlMs: number;
+  /** Whether a PATCH must carry If-Match (428 without it). */
+  readonly requireIfMatch: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -82,6 +88,9 @@ const EnvSchema = v.object({
   PETSTORE_REQUEST_TIMEOUT_MS: v.optional(integer(1, 3_600_000), String(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs)),
   PETSTORE_KEEP_ALIVE_TIMEOUT_MS: v.optional(integer(1, 600_000), String(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs)),
   PETSTORE_MAX_CONNECTIONS: v.optional(integer(1, 1_000_000), String(DEFAULT_CONNECTION_LIMITS.maxConnections)),
+  PETSTORE_KEY_CACHE_MS: v.optional(integer(0, 1_000), '500'),
+  PETSTORE_IDEMPOTENCY_TTL_SECONDS: v.optional(integer(60, 604_800), '86400'),
+  PETSTORE_REQUIRE_IF_MATCH: v.optional(v.picklist(['true', 'false']), 'false'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
 });
 
@@ -138,6 +147,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       keepAliveTimeoutMs: e.PETSTORE_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.PETSTORE_MAX_CONNECTIONS,
     },
+    keyCacheMs: e.PETSTORE_KEY_CACHE_MS,
+    idempotencyTtlMs: e.PETSTORE_IDEMPOTENCY_TTL_SECONDS * 1000,
+    requireIfMatch: e.PETSTORE_REQUIRE_IF_MATCH === 'true',
     logLevel: e.LOG_LEVEL,
   };
 }

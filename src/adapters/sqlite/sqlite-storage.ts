@@ -71,7 +71,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     changes: new SqliteStockChangeLog(db),
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
-    keys: new SqliteApiKeyStore(db, new StoreRevision(db)),
+    keys: new SqliteApiKeyStore(db),
     limiterSnapshot: new SqliteLimiterSnapshot(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,
     close: () => {
