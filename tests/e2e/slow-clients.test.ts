@@ -60,7 +60,7 @@ describe('slow and idle clients', () => {
   let app: ListeningApp;
   let key: string;
   beforeAll(async () => {
-    app = await startListeningApp(LIMITS);
+    app = await startListeningApp({ limits: LIMITS });
     key = await app.key();
     expect((await app.core.addPets.execute([aPet(1)])).ok).toBe(true);
   });
@@ -116,7 +116,7 @@ describe('slow and idle clients', () => {
 
 describe('the cap on open connections', () => {
   it('closes connections past the cap at once, and serves again once some have closed', async () => {
-    const app = await startListeningApp({ maxConnections: 3 });
+    const app = await startListeningApp({ limits: { maxConnections: 3 } });
     try {
       const held = await Promise.all([1, 2, 3].map(() => openSocket(app.port)));
       const extra = await openSocket(app.port);

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { pino } from 'pino';
-import { createHttpApp } from '../../src/adapters/http/create-http-app.js';
+import { createHttpApp, type HttpAppOptions } from '../../src/adapters/http/create-http-app.js';
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore, type InventoryCore } from '../../src/application/inventory-core.js';
@@ -18,8 +18,14 @@ export interface ListeningApp {
   key(): Promise<string>;
 }
 
-/** Starts the app on a free port; `limits` replaces some of the production connection limits. */
-export async function startListeningApp(limits: Partial<ConnectionLimits> = {}): Promise<ListeningApp> {
+/** What a test may change: some of the production connection limits, and some of the app's options. */
+export interface ListeningAppOptions extends Partial<HttpAppOptions> {
+  readonly limits?: Partial<ConnectionLimits>;
+}
+
+/** Starts the app on a free port. */
+export async function startListeningApp(options: ListeningAppOptions = {}): Promise<ListeningApp> {
+  const { limits, ...appOptions } = options;
   const clock = new ManualClock();
   const crypto = new NodeKeyCrypto();
   const core = createInventoryCore({ ...createMemoryAdapters(clock), clock, keyGenerator: crypto, keyHasher: crypto });
@@ -31,6 +37,7 @@ export async function startListeningApp(limits: Partial<ConnectionLimits> = {}):
       sunsetAt: new Date('2027-06-30T00:00:00Z'),
       servers: { production: 'http://127.0.0.1/v1', staging: 'http://127.0.0.1/v1' },
       trustProxy: false,
+      ...appOptions,
     },
   });
   const running = await listen(app.callback(), {
@@ -39,7 +46,7 @@ export async function startListeningApp(limits: Partial<ConnectionLimits> = {}):
     drainTimeoutMs: 1_000,
     logger: pino({ level: 'silent' }),
     setReady: () => {},
-    ...(Object.keys(limits).length === 0 ? {} : { limits }),
+    ...(limits === undefined ? {} : { limits }),
   });
   return {
     running,

@@ -49,8 +49,8 @@ function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string)
  * wrong methods carry the limit headers too. A valid key is limited under its own policy and never by
  * its address; a request without one is limited per client address with the free plan's numbers (so
  * a 401 carries the headers, and the open document cannot be hammered), then refused with 401 unless
- * its path is open. Two Authorization headers count as no valid key and are refused even on the open
- * path: a proxy in front that reads the other one would disagree about who is calling.
+ * its path is open. Two Authorization headers count as no valid key, whatever they hold: a proxy in
+ * front that read the other one would disagree about who is calling.
  */
 export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
   const { authenticate, admitRequest, clock } = deps;
@@ -66,10 +66,13 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
     if (decision.outcome !== 'admitted') {
       return sendRefusal(ctx, decision, principal === undefined ? 'this client address' : 'this API key');
     }
-    if (ambiguous) {
-      return sendError(ctx, 'unauthorized', 'the request carries more than one Authorization header; send exactly one');
-    }
     if (principal !== undefined || OPEN_API_PATHS.has(ctx.path)) return next();
-    sendError(ctx, 'unauthorized', 'the API key is missing, invalid or revoked; send Authorization: Bearer <key>');
+    sendError(
+      ctx,
+      'unauthorized',
+      ambiguous
+        ? 'the request carries more than one Authorization header; send exactly one'
+        : 'the API key is missing, invalid or revoked; send Authorization: Bearer <key>',
+    );
   };
 }
