@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
+import { accessLog } from './access-log.js';
 import { apiGuard } from './api-guard.js';
 import { addDocsRoutes } from './docs-routes.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -12,6 +13,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
 import { type OpenApiServers, openApiDocument } from './openapi.js';
 import { addOrderRoutes } from './order-routes.js';
 import { addPetRoutes } from './pet-routes.js';
+import { protocolChecks } from './protocol-checks.js';
 import { addMetricsRoute, type HttpMetrics, requestMetrics } from './request-metrics.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
@@ -123,7 +125,9 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
 
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
+  app.use(accessLog(logger));
   app.use(errorMiddleware(logger));
+  app.use(protocolChecks);
   app.use(apiGuard(deps));
   app.use(router.routes());
   app.use(unmatchedRoute);

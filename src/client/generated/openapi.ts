@@ -130,14 +130,14 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "unauthorized" | "pet_not_found" | "key_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "request_timeout" | "duplicate_pet" | "duplicate_order" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "unauthorized" | "pet_not_found" | "key_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "request_timeout" | "duplicate_pet" | "duplicate_order" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
              * @description The HTTP status code.
              * @enum {integer}
              */
-            status: 400 | 401 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 422 | 429 | 431 | 500 | 503;
+            status: 400 | 401 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 417 | 422 | 429 | 431 | 500 | 503;
         };
         Category: {
             /**
