@@ -1,10 +1,13 @@
-import { copyFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monotonicUs, summariseProfile } from './cpu-profile.js';
 import { assertNoWarnings, fetchList, LIST_PETS, LIST_REQUESTS, type LoadSettings } from './http.js';
 import { type LoadRun, runLoad } from './load.js';
 import { preparePetstore, startService } from './petstore.js';
 import { type ServerProcess, stopAll } from './server-process.js';
 import { count, median, ratio, runs, table } from './stats.js';
+
+const percent = (n: number): string => `${(n * 100).toFixed(1)} %`;
 
 /** The most GET throughput the metrics may cost: 5 %. */
 export const METRICS_COST_TARGET = 0.05;
@@ -15,7 +18,21 @@ export interface MetricsRound {
   readonly on: LoadRun;
 }
 
-export type MetricsResult = readonly MetricsRound[];
+/** Where the CPU of the service with metrics on went, from one profiled run. */
+export interface MetricsProfile {
+  readonly busyMs: number;
+  /** Self time of the metrics code: src/adapters/prometheus, request-metrics.ts and prom-client. */
+  readonly metricsMs: number;
+  /** Its functions with the most self time. */
+  readonly top: readonly { readonly name: string; readonly ms: number }[];
+}
+
+export interface MetricsResult {
+  readonly rounds: readonly MetricsRound[];
+  readonly profile: MetricsProfile;
+}
+
+const METRICS_CODE = /dist\/adapters\/prometheus\/|dist\/adapters\/http\/request-metrics\.js|^prom-client\//;
 
 const rateRatio = (r: MetricsRound): number => r.on.rps / r.off.rps;
 
@@ -25,7 +42,41 @@ const cpuRatio = (r: MetricsRound): number | undefined =>
     : r.off.cpuUsPerRequest / r.on.cpuUsPerRequest;
 
 /** What the metrics cost GET throughput: 1 less the median of the rounds' on/off rate ratios. */
-export const metricsCost = (rounds: MetricsResult): number => 1 - median(rounds.map(rateRatio));
+export const metricsCost = (rounds: readonly MetricsRound[]): number => 1 - median(rounds.map(rateRatio));
+
+/** Runs the GET load on the service with metrics on under `node --cpu-prof`, and sums the metrics code's share. */
+async function profileMetrics(
+  dir: string,
+  db: string,
+  key: string,
+  seconds: number,
+  progress: (line: string) => void,
+): Promise<MetricsProfile> {
+  const profileDir = join(dir, 'metrics-profile');
+  await mkdir(profileDir, { recursive: true });
+  const server = await startService(
+    'service (metrics on, profiled)',
+    { db, profileDir },
+    join(dir, 'metrics-profile.log'),
+  );
+  let window = { fromUs: 0, toUs: 0 };
+  try {
+    const headers = { authorization: `Bearer ${key}` };
+    await runLoad(server, LIST_REQUESTS, headers, 1);
+    const fromUs = monotonicUs();
+    await runLoad(server, LIST_REQUESTS, headers, seconds);
+    window = { fromUs, toUs: monotonicUs() };
+  } finally {
+    await server.stop();
+  }
+  const [file] = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`${server.name} wrote no .cpuprofile in ${profileDir}`);
+  const summary = await summariseProfile(join(profileDir, file), window, Number.POSITIVE_INFINITY);
+  const own = summary.topSelf.filter((s) => METRICS_CODE.test(s.name.split(' ').at(-1) ?? ''));
+  const metricsMs = own.reduce((sum, s) => sum + s.ms, 0);
+  progress(`  profile: metrics code ${percent(metricsMs / summary.busyMs)} of the busy CPU time`);
+  return { busyMs: summary.busyMs, metricsMs, top: own.slice(0, 6).map(({ name, ms }) => ({ name, ms })) };
+}
 
 /**
  * GET /v1/inventory (100 pets, in-process limiter) of two copies of the service, one with metrics on
@@ -77,16 +128,18 @@ export async function runMetricsSuite(
     }
     await assertNoWarnings(on, logs.on);
     await assertNoWarnings(off, logs.off);
-    return rounds;
+    // Stopped before the profiled run, so that it has the CPUs to itself; stopping again is harmless.
+    await stopAll(servers);
+    const profile = await profileMetrics(dir, join(dir, 'metrics-on.db'), key, settings.seconds, progress);
+    return { rounds, profile };
   } finally {
     await stopAll(servers);
   }
 }
 
-const percent = (n: number): string => `${(n * 100).toFixed(1)} %`;
-
 /** The metrics section of bench/README.md. */
-export function metricsSection(rounds: MetricsResult, settings: LoadSettings): string {
+export function metricsSection(result: MetricsResult, settings: LoadSettings): string {
+  const { rounds, profile } = result;
   const cpu = rounds.map(cpuRatio).filter((r): r is number => r !== undefined);
   const cost = metricsCost(rounds);
   const side = (pick: (r: MetricsRound) => number): string => count(median(rounds.map(pick)));
@@ -99,9 +152,21 @@ export function metricsSection(rounds: MetricsResult, settings: LoadSettings): s
     "  prom-client's default process metrics run. /metrics itself is not scraped during the load.",
     `- ${settings.rounds} round(s) of ${settings.seconds} s a side, after a ${settings.warmupSeconds} s warm-up of each;`,
     '  each round runs both back to back, the order swapped every round, and takes the ratio within it.',
+    '- The rates of a machine shared with other work move by more than 5 % from one run to the next; so one',
+    `  more run of ${settings.seconds} s profiles the service with metrics on (\`node --cpu-prof\`) and sums the self time`,
+    '  of the metrics code (src/adapters/prometheus, request-metrics.ts, prom-client): a share that other work',
+    '  does not move. It leaves out what that code calls in Node (`performance.now`, an event listener).',
     '',
     table(
-      ['req/s on / off', 'ratio on / off', 'ratio in each round', 'CPU ratio (off / on, µs a request)', 'cost', 'aim'],
+      [
+        'req/s on / off',
+        'ratio on / off',
+        'ratio in each round',
+        'CPU ratio (off / on, µs a request)',
+        'cost (1 - ratio)',
+        'metrics code, share of CPU',
+        'aim',
+      ],
       [
         [
           `${side((r) => r.on.rps)} / ${side((r) => r.off.rps)}`,
@@ -109,9 +174,15 @@ export function metricsSection(rounds: MetricsResult, settings: LoadSettings): s
           runs(rounds.map(rateRatio), ratio),
           cpu.length === 0 ? 'n/a' : ratio(median(cpu)),
           `**${percent(cost)}**`,
+          `**${percent(profile.metricsMs / profile.busyMs)}**`,
           `< ${percent(METRICS_COST_TARGET)}`,
         ],
       ],
+    ),
+    '',
+    table(
+      ['metrics function (profiled run)', 'self ms', 'of busy CPU'],
+      profile.top.map((f) => [f.name, f.ms.toFixed(0), percent(f.ms / profile.busyMs)]),
     ),
   ].join('\n');
 }
