@@ -38,6 +38,7 @@ export const httpModule = (
           deprecatedAt: config.deprecatedAt,
           servers: config.servers,
           trustProxy: config.trustProxy,
+          requireIfMatch: config.requireIfMatch,
         },
       }),
     );

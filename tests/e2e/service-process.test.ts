@@ -6,7 +6,7 @@ import { createPetstoreClient, type PetstoreClient } from '../../src/client/inde
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { childEnv, type ServiceProcess, startService } from '../support/service-process.js';
+import { childEnv, issueUnlimitedKey, type ServiceProcess, startService } from '../support/service-process.js';
 
 const KEY = /Development API key[^:]*: (psk_[0-9A-Za-z]{40})/;
 
@@ -89,7 +89,7 @@ describe('SIGTERM', () => {
     storage.close();
 
     const s = await start({ PETSTORE_ENV: 'production' });
-    const key = await issueKey();
+    const key = await issueUnlimitedKey(temp.path);
     // The client's fetch tells when the answer has begun: the list is then streaming, in flight.
     let begun: () => void = () => {};
     const streaming = new Promise<void>((resolve) => {
@@ -133,31 +133,3 @@ describe('a bad configuration', () => {
     expect(stderr).toMatch(/^error: PORT="eighty": /);
   });
 });
-
-/** Issues an unlimited key in the database, as an operator would with the CLI. */
-async function issueKey(): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(import.meta.dirname, '../../src/main.ts'),
-      'keys',
-      'create',
-      '--plan',
-      'enterprise',
-      '--per-minute',
-      '1000000',
-      '--per-day',
-      '1000000',
-    ],
-    { env: childEnv({ PETSTORE_DB: temp.path, PETSTORE_ENV: 'production' }) },
-  );
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (t: string) => {
-    out += t;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  expect(code).toBe(0);
-  return out.trim();
-}

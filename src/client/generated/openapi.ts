@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List the stock levels of all pets
-         * @description Every tracked pet, ordered by petId ascending, streamed. Without parameters the whole list is returned; limit and after page through it by key (after = the last petId of the previous page).
+         * @description Every tracked pet, ordered by petId ascending, streamed. Without parameters the whole list is returned, with a weak ETag; If-None-Match with that tag answers 304 without a body while the list is unchanged. limit and after page through it by key (after = the last petId of the previous page); a page of limit entries carries Link rel="next" when more may follow, and no ETag.
          */
         get: operations["listInventory"];
         put?: never;
@@ -27,7 +27,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read the stock level of one pet
+         * @description The entry, with its version as a strong ETag: send it in If-Match to update the entry only if nobody changed it since. If-None-Match with the current ETag answers 304 without a body.
+         */
+        get: operations["getInventoryItem"];
         put?: never;
         post?: never;
         delete?: never;
@@ -35,9 +39,29 @@ export interface paths {
         head?: never;
         /**
          * Set the stock level of one pet (experimental)
-         * @description Experimental: the request shape may change before it becomes stable. Sets the quantity and moves the status by the stock rule; the change is recorded with the key id and time.
+         * @description Experimental: the request shape may change before it becomes stable. Sets the quantity and moves the status by the stock rule; the change is recorded with the key id and time. If-Match makes the update conditional on the ETag read before; Idempotency-Key makes a retry safe. Every check of the request (400, 428) comes before the write and is not stored under an Idempotency-Key; the outcomes 404 and 412 are, like a success.
          */
         patch: operations["updateInventory"];
+        trace?: never;
+    };
+    "/inventory/{petId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the stock changes of one pet
+         * @description Who changed the pet’s stock, when, from what and to what: newest first, a page at a time. When older changes exist, Link rel="next" names the next page (before = the last id of this page).
+         */
+        get: operations["listStockChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/pets/{petId}": {
@@ -130,14 +154,38 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "unauthorized" | "pet_not_found" | "key_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "request_timeout" | "duplicate_pet" | "duplicate_order" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "pet_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
              * @description The HTTP status code.
              * @enum {integer}
              */
-            status: 400 | 401 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 417 | 422 | 429 | 431 | 500 | 503;
+            status: 400 | 401 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 417 | 422 | 428 | 429 | 431 | 500 | 503;
+        };
+        /** @description One recorded change of a pet’s stock: who set what, when, and what it was before. */
+        StockChange: {
+            /**
+             * Format: int64
+             * @description Id of the change; it grows with every change recorded. Page older changes with before=<id>.
+             */
+            id: bigint;
+            /**
+             * Format: int64
+             * @description Id of the pet.
+             */
+            petId: bigint;
+            quantityBefore: number;
+            quantityAfter: number;
+            statusBefore: components["schemas"]["PetStatus"];
+            statusAfter: components["schemas"]["PetStatus"];
+            /** @description Id of the API key that made the change (never the key itself). */
+            keyId: string;
+            /**
+             * Format: date-time
+             * @description When, in RFC 3339 UTC with milliseconds.
+             */
+            at: string;
         };
         Category: {
             /**
@@ -187,7 +235,23 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description RFC 9110 section 13.1.1: update only if the entry’s ETag is one of these strong tags, or * for any existing entry. Weak tags never match. A stale tag: 412 with the current ETag, nothing written. Not * nor a list of entity tags: 400 invalid_if_match. Required (428 without it) when the service is configured so.
+         * @example "7"
+         */
+        IfMatch: string;
+        /**
+         * @description RFC 9110 section 13.1.2: answer 304 without a body when one of these tags (or *) names the current representation, by weak comparison. A value that is not a list of entity tags is ignored.
+         * @example W/"0f5b8c2e-4d1a-4f7e-9a0b-3c6d2e1f8a90.12.3"
+         */
+        IfNoneMatch: string;
+        /**
+         * @description Makes a retry safe: a request with a key already used by this API key, on the same method, path and body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is still being processed: 409.
+         * @example 5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /**
@@ -245,6 +309,26 @@ export interface components {
          * @example <https://api.petstore.example/v1/openapi.json>; rel="deprecation"; type="application/json"
          */
         Link: string;
+        /**
+         * @description The entry’s version as a strong entity tag. Send it in If-Match to update only that version.
+         * @example "7"
+         */
+        ETag: string;
+        /**
+         * @description A weak entity tag of the whole list; send it in If-None-Match to be answered 304 while the list is unchanged. Absent on a paged list.
+         * @example W/"0f5b8c2e-4d1a-4f7e-9a0b-3c6d2e1f8a90.12.3"
+         */
+        "ETag.list": string;
+        /**
+         * @description RFC 8288: the next page, present only when more entries may follow.
+         * @example </v1/inventory/42/changes?before=1234&limit=100>; rel="next"
+         */
+        "Link.next": string;
+        /**
+         * @description Present, and true, when the answer is the stored outcome of an earlier request with the same Idempotency-Key: nothing was written this time.
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -258,7 +342,13 @@ export interface operations {
                 /** @description Only entries whose petId is greater than this one. */
                 after?: bigint;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 section 13.1.2: answer 304 without a body when one of these tags (or *) names the current representation, by weak comparison. A value that is not a list of entity tags is ignored.
+                 * @example W/"0f5b8c2e-4d1a-4f7e-9a0b-3c6d2e1f8a90.12.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -273,11 +363,27 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag.list"];
+                    Link: components["headers"]["Link.next"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InventoryItem"][];
                 };
+            };
+            /** @description The list is unchanged since the ETag that If-None-Match names; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag.list"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_query: limit or after is not valid. */
             400: {
@@ -348,23 +454,25 @@ export interface operations {
             };
         };
     };
-    updateInventory: {
+    getInventoryItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 section 13.1.2: answer 304 without a body when one of these tags (or *) names the current representation, by weak comparison. A value that is not a list of entity tags is ignored.
+                 * @example W/"0f5b8c2e-4d1a-4f7e-9a0b-3c6d2e1f8a90.12.3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Id of the pet, in canonical base 10 (no +, no leading zeros, no exponent). */
                 petId: bigint;
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["InventoryUpdate"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description The updated entry. */
+            /** @description The entry. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -373,13 +481,28 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InventoryItem"];
                 };
             };
-            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not JSON, not an object, lacks quantity, has another field, or quantity is not an integer from 0 to 2147483647. */
+            /** @description The entry is at the version If-None-Match names; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_pet_id: petId is not a base-10 signed 64-bit integer. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -425,6 +548,167 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 section 13.1.1: update only if the entry’s ETag is one of these strong tags, or * for any existing entry. Weak tags never match. A stale tag: 412 with the current ETag, nothing written. Not * nor a list of entity tags: 400 invalid_if_match. Required (428 without it) when the service is configured so.
+                 * @example "7"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes a retry safe: a request with a key already used by this API key, on the same method, path and body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is still being processed: 409.
+                 * @example 5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the pet, in canonical base 10 (no +, no leading zeros, no exponent). */
+                petId: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated entry, with its new ETag. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not JSON, not an object, lacks quantity, has another field, or quantity is not an integer from 0 to 2147483647; invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters; invalid_if_match: If-Match is neither * nor a list of entity tags. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description pet_not_found: no pet has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_failed: the entry is not at a version If-Match names; nothing was written. The ETag is the current one. */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description payload_too_large: the body is larger than 16384 bytes. */
             413: {
                 headers: {
@@ -442,6 +726,153 @@ export interface operations {
             };
             /** @description unsupported_media_type: the body is not application/json. */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: this API key used the Idempotency-Key on another request (another method, path or body) within the last 24 hours. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_required: the service is configured to require If-Match, and it is missing. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStockChanges: {
+        parameters: {
+            query?: {
+                /** @description At most this many changes; 100 when absent. */
+                limit?: number;
+                /** @description Only changes older than the change with this id. */
+                before?: bigint;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the pet, in canonical base 10 (no +, no leading zeros, no exponent). */
+                petId: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes, newest first; an empty array when the pet has none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link.next"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockChange"][];
+                };
+            };
+            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_query: limit or before is not valid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description pet_not_found: no pet has this id. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
