@@ -140,13 +140,19 @@ export interface components {
              * @description Id of the pet the entry tracks; exact over the whole signed 64-bit range.
              */
             petId: bigint;
-            /** @description Current stock count. */
+            /**
+             * Format: int32
+             * @description Current stock count.
+             */
             quantity: number;
             status: components["schemas"]["PetStatus"];
         };
         /** @description Experimental. Sets the stock count. Quantity 0 makes the pet sold; stock arriving for a sold pet makes it available; otherwise the status is kept (pending stays pending). An unknown field is refused. */
         InventoryUpdate: {
-            /** @description The new stock count. */
+            /**
+             * Format: int32
+             * @description The new stock count.
+             */
             quantity: number;
         };
         Error: {
@@ -158,6 +164,7 @@ export interface components {
             /** @description Human-readable description. */
             message: string;
             /**
+             * Format: int32
              * @description The HTTP status code.
              * @enum {integer}
              */
@@ -175,7 +182,9 @@ export interface components {
              * @description Id of the pet.
              */
             petId: bigint;
+            /** Format: int32 */
             quantityBefore: number;
+            /** Format: int32 */
             quantityAfter: number;
             statusBefore: components["schemas"]["PetStatus"];
             statusAfter: components["schemas"]["PetStatus"];
@@ -226,6 +235,7 @@ export interface components {
              * @description Id of the pet ordered.
              */
             petId: bigint;
+            /** Format: int32 */
             quantity: number;
             /** Format: date-time */
             shipDate: string;
@@ -268,7 +278,7 @@ export interface components {
          * @description Unix time, in seconds rounded up, when Remaining next rises.
          * @example 1767225660
          */
-        "X-RateLimit-Reset": number;
+        "X-RateLimit-Reset": bigint;
         /**
          * @description IETF draft field: every window that binds, with its quota (q) and length in seconds (w).
          * @example "minute";q=60;w=60, "day";q=1000;w=86400
