@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
-import { type InventoryItem, withStock } from '../src/domain/inventory-item.js';
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
 import { benchPet } from './petstore.js';
@@ -62,11 +61,9 @@ function importInChild(mode: ImportMode, path: string, pets: number, file: strin
   return JSON.parse(child.stdout) as ImportRun;
 }
 
-const increment = (c: InventoryItem): InventoryItem => withStock(c, quantity((c.quantity + 1) % 1_000_000));
-
 /**
- * Runs updates through InventoryRepository.update for `seconds`, with `inFlight` awaited at a time, and
- * adds the run's updates per second and latency percentiles to `row`.
+ * Runs stock writes through InventoryRepository.write for `seconds`, with `inFlight` awaited at a time,
+ * and adds the run's writes per second and latency percentiles to `row`.
  */
 async function measureUpdates(path: string, settings: SqliteSettings, row: UpdateRow): Promise<void> {
   const storage = openSqliteStorage({ path, synchronous: row.synchronous });
@@ -76,7 +73,12 @@ async function measureUpdates(path: string, settings: SqliteSettings, row: Updat
   const lane = async (): Promise<void> => {
     for (let began = performance.now(); began < deadline; began = performance.now()) {
       const id = petId(1 + Math.floor(Math.random() * settings.updatePets));
-      await storage.inventory.update(id, increment, 'bench', Date.now());
+      await storage.inventory.write({
+        petId: id,
+        quantity: quantity(latencies.length % 1_000_000),
+        actor: 'bench',
+        atMs: Date.now(),
+      });
       latencies.push(performance.now() - began);
     }
   };

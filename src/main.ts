@@ -4,15 +4,20 @@
  */
 import { pino } from 'pino';
 import { isAdminCommand, runAdminCli } from './adapters/cli/admin-cli.js';
+import { createServiceMetrics } from './adapters/prometheus/service-metrics.js';
 import { type Config, ConfigError, readConfig } from './composition/config.js';
 import { buildContainer, closeables, healthChecks, resolve } from './composition/container.js';
 import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
+import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js';
+import { httpMetricsOf, listenForMetrics, metricsModule } from './composition/metrics-module.js';
+import { startOutcomePurge } from './composition/outcome-purge.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 
 async function serve(config: Config): Promise<void> {
+  // Asynchronous: a request never waits for its log line to be written.
   const destination = pino.destination({ dest: 1, sync: false });
   const logger = pino(
     {
@@ -23,11 +28,18 @@ async function serve(config: Config): Promise<void> {
     destination,
   );
   const readiness: Readiness = { ready: false };
-  const redis = config.redisUrl === undefined ? [] : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
+  // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file.
+  const limiterModules =
+    config.redisUrl === undefined
+      ? [limiterSnapshotModule()]
+      : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
+  const metrics = config.metrics ? createServiceMetrics() : undefined;
+  const measured = metrics === undefined ? [] : [metricsModule(metrics)];
+  const httpMetrics = metrics === undefined ? undefined : httpMetricsOf(metrics, config);
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
     storage: 'sqlite',
-    modules: [...redis, httpModule(config, readiness, () => checks())],
+    modules: [...limiterModules, ...measured, httpModule(config, readiness, () => checks(), httpMetrics)],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);
@@ -47,16 +59,19 @@ async function serve(config: Config): Promise<void> {
   }
 
   const app = resolve(container, HTTP_APP);
+  const metricsServer = metrics === undefined ? undefined : await listenForMetrics(metrics, config, logger);
   const running = await listen(app.callback(), {
     host: config.host,
     port: config.port,
     drainTimeoutMs: config.drainTimeoutMs,
+    limits: config.connectionLimits,
     logger,
     setReady: (ready) => {
       readiness.ready = ready;
     },
   });
   readiness.ready = true;
+  const stopPurge = startOutcomePurge(core, logger);
   const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
   logger.info({ url: `${running.url}/v1`, env: config.env, db: config.dbPath, limiter }, 'listening');
 
@@ -66,13 +81,33 @@ async function serve(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining');
     await running.drain();
+    await metricsServer?.drain();
+    stopPurge();
     for (const c of [...closeables(container)].reverse()) await c.close();
     logger.info({}, 'stopped');
-    destination.flushSync();
+    await endLog(destination, config.drainTimeoutMs);
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // SIGHUP too: a closed terminal or a supervisor's reload must not cut requests in flight. There is
+  // no configuration to reload: the environment is read once.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => void stop(signal));
+}
+
+/**
+ * Writes out every log line still queued, then resolves; at most `timeoutMs`, so that a log reader
+ * that stopped reading cannot hold the process forever. A flushSync at exit is not enough: a write
+ * already handed to the thread pool (waiting on a full pipe) would be lost with the process.
+ */
+function endLog(destination: ReturnType<typeof pino.destination>, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const giveUp = setTimeout(resolve, timeoutMs);
+    giveUp.unref();
+    destination.once('close', () => {
+      clearTimeout(giveUp);
+      resolve();
+    });
+    destination.end();
+  });
 }
 
 async function admin(argv: readonly string[], config: Config): Promise<number> {

@@ -25,13 +25,14 @@ export const redisLimiterModule = (config: Config & { readonly redisUrl: string 
     bindResolved(
       options,
       FAILOVER,
-      [REDIS, TOKENS.clock, TOKENS.banPolicy, TOKENS.logger],
-      (client, clock, banPolicy, logger) => {
-        const primary = new RedisRateLimiter(client, clock, { banPolicy });
+      [REDIS, TOKENS.clock, TOKENS.banPolicy, TOKENS.logger, TOKENS.instrumentation],
+      (client, clock, banPolicy, logger, instrumentation) => {
+        const primary = instrumentation.limiter(new RedisRateLimiter(client, clock, { banPolicy }), 'redis');
+        // Fail-closed has nothing to count: its fallback never decides.
         const fallback =
           config.rateLimitFailure === 'closed'
             ? new UnavailableRateLimiter()
-            : new MemoryRateLimiter(clock, { banPolicy });
+            : instrumentation.limiter(new MemoryRateLimiter(clock, { banPolicy }), 'fallback');
         return new FailoverRateLimiter(primary, fallback, clock, { logger });
       },
     );

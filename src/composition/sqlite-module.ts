@@ -1,21 +1,35 @@
 import { ContainerModule } from 'inversify';
+import { CachedApiKeyStore } from '../adapters/shared/cached-api-key-store.js';
 import { openSqliteStorage, type SqliteStorage } from '../adapters/sqlite/sqlite-storage.js';
 import type { Config } from './config.js';
 import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
 
-const SQLITE = token<SqliteStorage>('SqliteStorage');
+/** The SQLite storage itself, for what needs more of the file than the ports (the limiter's snapshot). */
+export const SQLITE = token<SqliteStorage>('SqliteStorage');
 
 /** Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection. */
 export const sqliteStorageModule = (config: Config) =>
   new ContainerModule((options) => {
-    bindResolved(options, SQLITE, [], () =>
-      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous }),
+    bindResolved(options, SQLITE, [TOKENS.instrumentation], (instrumentation) =>
+      openSqliteStorage({
+        path: config.dbPath,
+        synchronous: config.synchronous,
+        setting: 'PETSTORE_DB',
+        onGroupCommit: (updates) => instrumentation.groupCommit(updates),
+      }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);
     bindResolved(options, TOKENS.pets, [SQLITE], (s) => s.pets);
     bindResolved(options, TOKENS.orders, [SQLITE], (s) => s.orders);
-    bindResolved(options, TOKENS.keys, [SQLITE], (s) => s.keys);
+    // Every request looks its key up: the cache spares a read each, and a revocation through another
+    // process (the admin CLI) is seen within PETSTORE_KEY_CACHE_MS.
+    bindResolved(
+      options,
+      TOKENS.keys,
+      [SQLITE, TOKENS.clock],
+      (s, clock) => new CachedApiKeyStore(s.keys, clock, { ttlMs: config.keyCacheMs }),
+    );
     bindResolved(options, TOKENS.storageIsEmpty, [SQLITE], (s) => () => s.isEmpty());
     bindResolved(options, TOKENS.closeables, [SQLITE], (s): Closeable => ({ name: 'sqlite', close: () => s.close() }));
   });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
+import { delegateInventory } from '../support/delegate-inventory.js';
 import { aPet } from '../support/mothers.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
@@ -9,13 +10,12 @@ const errorOf = (response: ApiResponse): { code: string; message: string; status
 const SECRET = 'disk /var/lib/petstore is on fire';
 
 /** A store whose update throws, as a failing disk would. */
-const failingUpdates = (memory: InventoryRepository): InventoryRepository => ({
-  list: (query) => memory.list(query),
-  revision: () => memory.revision(),
-  update: async () => {
-    throw new Error(SECRET);
-  },
-});
+const failingUpdates = (memory: InventoryRepository): InventoryRepository =>
+  delegateInventory(memory, {
+    write: async () => {
+      throw new Error(SECRET);
+    },
+  });
 
 describe('routing', () => {
   let fx: HttpFixture;
@@ -46,8 +46,9 @@ describe('routing', () => {
   it.each([
     ['DELETE', '/v1/inventory', 'GET, HEAD'],
     ['POST', '/v1/inventory', 'GET, HEAD'],
-    ['GET', '/v1/inventory/1', 'PATCH'],
-    ['PUT', '/v1/inventory/1', 'PATCH'],
+    ['DELETE', '/v1/inventory/1', 'GET, HEAD, PATCH'],
+    ['PUT', '/v1/inventory/1', 'GET, HEAD, PATCH'],
+    ['PATCH', '/v1/inventory/1/changes', 'GET, HEAD'],
     ['PATCH', '/v1/pets/1', 'GET, HEAD'],
     ['OPTIONS', '/v1/store/orders', 'GET, HEAD'],
     ['POST', '/livez', 'GET, HEAD'],
@@ -119,6 +120,7 @@ describe('a limiter that cannot decide', () => {
   it('answers 503 unavailable, without rate-limit headers, when the limiter answers unavailable (fail-closed)', async () => {
     const response = await answerWith(async () => ({ outcome: 'unavailable', reason: 'the shared store is down' }));
     expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
     expect(errorOf(response)).toEqual({
       code: 'unavailable',
       message: 'a service this request needs is unavailable; retry shortly',
@@ -186,7 +188,7 @@ describe('the request log', () => {
         headers: { ...jsonWith(key), 'x-request-id': 'r-1' },
         body: '{"quantity":2}',
       });
-      await fx.call('/nowhere', { headers: { 'x-request-id': 'r-2' } });
+      await fx.call('/v1/nowhere', { headers: { 'x-request-id': 'r-2' } });
       const [keyRecord] = await fx.core.listApiKeys.execute();
       const lines = fx.logLines.filter((line) => line.msg === 'request');
       expect(lines).toHaveLength(2);
@@ -198,7 +200,13 @@ describe('the request log', () => {
         keyId: keyRecord?.id,
       });
       expect(typeof lines[0]?.ms).toBe('number');
-      expect(lines[1]).toMatchObject({ requestId: 'r-2', method: 'GET', route: '/nowhere', status: 404, keyId: null });
+      expect(lines[1]).toMatchObject({
+        requestId: 'r-2',
+        method: 'GET',
+        route: '/v1/nowhere',
+        status: 401,
+        keyId: null,
+      });
     } finally {
       await fx.close();
     }
@@ -226,6 +234,7 @@ describe('the probes outside /v1', () => {
     fx.ready = false;
     const draining = await fx.call('/readyz');
     expect(draining.status).toBe(503);
+    expect(draining.headers.get('retry-after')).toBe('1');
     expect(errorOf(draining).code).toBe('unavailable');
   });
 
