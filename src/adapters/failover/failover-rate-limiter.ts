@@ -3,6 +3,7 @@ import type { LocalAnswers, RateLimitAnswer, RateLimiter } from '../../applicati
 import type { RateLimitPolicy } from '../../domain/plan.js';
 import type { OutageLogger } from '../shared/outage-logger.js';
 
+/** How a FailoverRateLimiter retries its primary and reports its outages. */
 export interface FailoverRateLimiterOptions {
   /** How long the primary is left alone after a failure before one request probes it; default 1 s. */
   readonly coolDownMs?: number;

@@ -37,6 +37,7 @@ declare module 'ioredis' {
  */
 export const rateLimitKey = (subject: string, prefix = ''): string => `${prefix}rl:${subject}`;
 
+/** Where a RedisRateLimiter keeps its keys, which bans it imposes, and whose clock it decides on. */
 export interface RedisRateLimiterOptions {
   /** Put before every key (`<prefix>rl:<subject>`), to share a Redis between services or tests. */
   readonly keyPrefix?: string;
