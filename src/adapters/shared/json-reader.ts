@@ -1,0 +1,435 @@
+import { LosslessNumber } from 'lossless-json';
+import { firstInvalidUtf8 } from './utf8.js';
+
+/*
+ * A lossless JSON parser for every adapter that reads JSON: the HTTP body and the CLI's import files.
+ * It works on bytes, iteratively (an explicit stack, so no nesting overflows the call stack), with
+ * bounds on depth and on every token, and it can read a top-level array as a stream of elements, chunk
+ * by chunk, holding no more than one element and one chunk at a time. What it builds is what
+ * lossless-json's parse builds: plain objects and arrays, strings, booleans, null, and every number as
+ * a LosslessNumber holding its literal text, so an id past 2^53 or a quantity of 4.99999999999999999999
+ * reaches the schemas exact. Text is decoded as UTF-8 strictly: a byte that begins no valid sequence is
+ * refused with its offset, where a lenient decoder would store U+FFFD silently.
+ */
+
+/** How much one JSON text may hold; every bound keeps the memory a hostile text can claim small. */
+export interface JsonLimits {
+  /** Containers nested deeper than this are refused. */
+  readonly maxDepth: number;
+  /** Bytes of one string between its quotes, escapes included. */
+  readonly maxStringBytes: number;
+  /** Characters of one number literal. */
+  readonly maxNumberLength: number;
+  /** Bytes of one element of a streamed array, or of the whole value when the text is not an array. */
+  readonly maxElementBytes: number;
+}
+
+/**
+ * Far above anything the service reads (its deepest record nests 4 levels, its longest field is a
+ * 2,048-character URL), far below what would strain memory.
+ */
+export const DEFAULT_JSON_LIMITS: JsonLimits = {
+  maxDepth: 64,
+  maxStringBytes: 64 * 1024,
+  maxNumberLength: 1_024,
+  maxElementBytes: 4 * 1024 * 1024,
+};
+
+/** What kind of problem a JSON text has: `not_array` when a stream was asked for and the value is not one. */
+export type JsonProblem = 'syntax' | 'encoding' | 'limit' | 'not_array';
+
+/** A text the reader refuses, with the byte offset where the problem lies and the path to the value. */
+export class JsonInputError extends Error {
+  override readonly name = 'JsonInputError';
+
+  constructor(
+    readonly problem: JsonProblem,
+    readonly reason: string,
+    /** Offset in bytes from the start of the text. */
+    readonly offset: number,
+    /** Where in the value, such as `[3].tags[0].name` (cut short past 120 characters); empty at the top. */
+    readonly path: string,
+  ) {
+    super(`${reason} at byte ${offset}${path === '' ? '' : ` (${path})`}`);
+  }
+}
+
+// What the reader expects next.
+const VALUE = 0;
+const VALUE_OR_CLOSE = 1;
+const KEY_OR_CLOSE = 2;
+const KEY = 3;
+const COLON = 4;
+const COMMA_OR_CLOSE = 5;
+const END = 6;
+
+// Kinds of container on the stack; STREAM is the top-level array whose elements are handed out.
+const ARRAY = 0;
+const OBJECT = 1;
+const STREAM = 2;
+
+interface Frame {
+  readonly kind: number;
+  readonly array: unknown[];
+  readonly object: Record<string, unknown>;
+  /** The key whose value is being read (objects). */
+  key: string | undefined;
+  /** Elements handed out so far (STREAM). */
+  count: number;
+}
+
+// Flags of a scanned string: which decoding it needs.
+const ESCAPED = 1;
+const NON_ASCII = 2;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const EMPTY = Buffer.alloc(0);
+const LITERALS: ReadonlyMap<number, readonly [Buffer, unknown]> = new Map([
+  [0x74, [Buffer.from('true'), true]],
+  [0x66, [Buffer.from('false'), false]],
+  [0x6e, [Buffer.from('null'), null]],
+]);
+const ESCAPES: Readonly<Record<number, string>> = {
+  34: '"',
+  92: '\\',
+  47: '/',
+  98: '\b',
+  102: '\f',
+  110: '\n',
+  114: '\r',
+  116: '\t',
+};
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+const isNumberByte = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+
+const byteName = (c: number): string =>
+  c >= 0x21 && c <= 0x7e ? `"${String.fromCharCode(c)}"` : `byte 0x${c.toString(16).toUpperCase().padStart(2, '0')}`;
+
+/** Text of the input quoted in a message, cut short: a message must stay a line, whatever the input. */
+const MESSAGE_TEXT_MAX = 120;
+const clip = (text: string): string =>
+  text.length > MESSAGE_TEXT_MAX ? `${text.slice(0, MESSAGE_TEXT_MAX - 1)}…` : text;
+
+const keyPath = (key: string): string => (/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`);
+
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** The parser's state between chunks. */
+class JsonMachine {
+  private rest: Buffer | undefined;
+  /** Offset of the first byte of the buffer being read. */
+  private base = 0;
+  private started = false;
+  private state = VALUE;
+  private readonly stack: Frame[] = [];
+  private elementStart = 0;
+  private flags = 0;
+  private out: unknown[] = [];
+  result: unknown;
+
+  constructor(
+    private readonly streaming: boolean,
+    private readonly limits: JsonLimits,
+  ) {}
+
+  /** Reads the next bytes; answers the elements of a streamed array that they complete. */
+  read(chunk: Uint8Array, final: boolean): unknown[] {
+    const b = this.rest === undefined ? asBuffer(chunk) : Buffer.concat([this.rest, chunk]);
+    this.rest = undefined;
+    const out: unknown[] = [];
+    this.out = out;
+    let i = 0;
+    if (!this.started) {
+      if (b.length < 3 && !final) return this.carry(b, 0, out, final);
+      this.started = true;
+      i = this.skipByteOrderMark(b);
+    }
+    const n = b.length;
+    while (i < n) {
+      const c = b[i] as number;
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+        i += 1;
+        continue;
+      }
+      const state = this.state;
+      if (state === VALUE || state === VALUE_OR_CLOSE) {
+        if (c === 0x5d && state === VALUE_OR_CLOSE) {
+          this.close(i);
+          i += 1;
+          continue;
+        }
+        const next = this.value(b, i, final);
+        if (next < 0) return this.carry(b, i, out, final);
+        i = next;
+      } else if (state === KEY || state === KEY_OR_CLOSE) {
+        if (c === 0x7d && state === KEY_OR_CLOSE) {
+          this.close(i);
+          i += 1;
+          continue;
+        }
+        if (c !== QUOTE) throw this.error('syntax', `Expected a key in double quotes, found ${byteName(c)}`, i);
+        const end = this.scanString(b, i);
+        if (end < 0) return this.carry(b, i, out, final);
+        const frame = this.stack[this.stack.length - 1] as Frame;
+        const key = this.decode(b, i, end);
+        if (Object.hasOwn(frame.object, key))
+          throw this.error('syntax', `Duplicate key ${clip(JSON.stringify(key))}`, i);
+        frame.key = key;
+        this.state = COLON;
+        i = end + 1;
+      } else if (state === COLON) {
+        if (c !== 0x3a) throw this.error('syntax', `Expected ":" after a key, found ${byteName(c)}`, i);
+        this.state = VALUE;
+        i += 1;
+      } else if (state === COMMA_OR_CLOSE) {
+        const frame = this.stack[this.stack.length - 1] as Frame;
+        const close = frame.kind === OBJECT ? 0x7d : 0x5d;
+        if (c === 0x2c) {
+          this.state = frame.kind === OBJECT ? KEY : VALUE;
+        } else if (c === close) {
+          this.close(i);
+        } else {
+          const wanted = frame.kind === OBJECT ? '"," or "}"' : '"," or "]"';
+          throw this.error('syntax', `Expected ${wanted}, found ${byteName(c)}`, i);
+        }
+        i += 1;
+      } else {
+        throw this.error('syntax', `Unexpected ${byteName(c)} after the end of the JSON value`, i);
+      }
+    }
+    this.base += n;
+    if (final && this.state !== END) throw this.error('syntax', 'Unexpected end of input', 0);
+    return out;
+  }
+
+  /** Keeps the bytes of an unfinished token for the next chunk (a copy: the caller may reuse its buffer). */
+  private carry(b: Buffer, at: number, out: unknown[], final: boolean): unknown[] {
+    if (final) throw this.error('syntax', 'Unexpected end of input', b.length);
+    this.rest = Buffer.from(b.subarray(at));
+    this.base += at;
+    return out;
+  }
+
+  private skipByteOrderMark(b: Buffer): number {
+    // A byte-order mark is not JSON, but editors write one.
+    if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return 3;
+    if ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff)) {
+      throw this.error('encoding', 'The text is UTF-16, not UTF-8', 0);
+    }
+    return 0;
+  }
+
+  /** Reads the value starting at `i`; answers the index after it, or -1 when the chunk ends first. */
+  private value(b: Buffer, i: number, final: boolean): number {
+    const top = this.stack[this.stack.length - 1];
+    if (top === undefined || top.kind === STREAM) this.elementStart = this.base + i;
+    else this.checkElementSize(i);
+    const c = b[i] as number;
+    if (c === QUOTE) {
+      const end = this.scanString(b, i);
+      if (end < 0) return -1;
+      this.complete(this.decode(b, i, end));
+      return end + 1;
+    }
+    if (c === 0x7b || c === 0x5b) {
+      if (this.stack.length >= this.limits.maxDepth) {
+        throw this.error('limit', `Nested deeper than ${this.limits.maxDepth} levels`, i);
+      }
+      const kind = c === 0x7b ? OBJECT : this.streaming && top === undefined ? STREAM : ARRAY;
+      this.stack.push({ kind, array: [], object: {}, key: undefined, count: 0 });
+      this.state = c === 0x7b ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+      return i + 1;
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      const stop = Math.min(b.length, i + this.limits.maxNumberLength + 1);
+      while (j < stop && isNumberByte(b[j] as number)) j += 1;
+      if (j - i > this.limits.maxNumberLength) {
+        throw this.error('limit', `A number longer than ${this.limits.maxNumberLength} characters`, i);
+      }
+      if (j === b.length && !final) return -1;
+      const literal = b.toString('latin1', i, j);
+      let number: LosslessNumber;
+      try {
+        number = new LosslessNumber(literal);
+      } catch {
+        throw this.error('syntax', `Invalid number ${clip(literal)}`, i);
+      }
+      this.complete(number);
+      return j;
+    }
+    const literal = LITERALS.get(c);
+    if (literal !== undefined) {
+      const [bytes, value] = literal;
+      const available = Math.min(bytes.length, b.length - i);
+      if (b.compare(bytes, 0, available, i, i + available) === 0) {
+        if (available < bytes.length) {
+          if (!final) return -1;
+          throw this.error('syntax', 'Unexpected end of input', b.length);
+        } else {
+          this.complete(value);
+          return i + bytes.length;
+        }
+      }
+    }
+    throw this.error('syntax', `Unexpected ${byteName(c)}`, i);
+  }
+
+  private checkElementSize(i: number): void {
+    const max = this.limits.maxElementBytes;
+    if (this.base + i - this.elementStart > max) {
+      throw this.error('limit', `A value larger than ${max} bytes`, i);
+    }
+  }
+
+  /** Puts a finished value in its container, hands it out, or ends the text. */
+  private complete(value: unknown): void {
+    const frame = this.stack[this.stack.length - 1];
+    if (frame === undefined) {
+      this.state = END;
+      if (this.streaming)
+        throw new JsonInputError('not_array', 'The top-level value is not an array', this.elementStart, '');
+      this.result = value;
+      return;
+    }
+    if (frame.kind === STREAM) {
+      this.out.push(value);
+      frame.count += 1;
+    } else if (frame.kind === ARRAY) {
+      frame.array.push(value);
+    } else {
+      const key = frame.key as string;
+      // A "__proto__" key is data, not the object's prototype.
+      if (key === '__proto__') Object.defineProperty(frame.object, key, { value, enumerable: true, writable: true });
+      else frame.object[key] = value;
+      frame.key = undefined;
+    }
+    this.state = COMMA_OR_CLOSE;
+  }
+
+  private close(i: number): void {
+    const frame = this.stack.pop() as Frame;
+    if (frame.kind === STREAM) {
+      this.state = END;
+      return;
+    }
+    this.checkElementSize(i);
+    this.complete(frame.kind === OBJECT ? frame.object : frame.array);
+  }
+
+  /** The index of the closing quote of the string opening at `start`, or -1 when the chunk ends first. */
+  private scanString(b: Buffer, start: number): number {
+    const max = this.limits.maxStringBytes;
+    const n = b.length;
+    const stop = Math.min(n, start + 2 + max);
+    let flags = 0;
+    let i = start + 1;
+    while (i < stop) {
+      const c = b[i] as number;
+      if (c === QUOTE) {
+        this.flags = flags;
+        return i;
+      }
+      if (c === BACKSLASH) {
+        flags |= ESCAPED;
+        i += 2;
+      } else {
+        if (c < 0x20) throw this.error('syntax', `Unescaped control character ${byteName(c)} in a string`, i);
+        if (c >= 0x80) flags |= NON_ASCII;
+        i += 1;
+      }
+    }
+    if (stop < n || n - start - 1 > max) throw this.error('limit', `A string longer than ${max} bytes`, start);
+    return -1;
+  }
+
+  /** The text of the string between the quotes at `start` and `end`, as scanned. */
+  private decode(b: Buffer, start: number, end: number): string {
+    if (this.flags === 0) return b.toString('latin1', start + 1, end);
+    if ((this.flags & ESCAPED) === 0) return this.utf8(b, start + 1, end);
+    let text = '';
+    let from = start + 1;
+    let i = from;
+    while (i < end) {
+      if (b[i] !== BACKSLASH) {
+        i += 1;
+        continue;
+      }
+      text += this.utf8(b, from, i);
+      const code = b[i + 1] as number;
+      if (code === 0x75) {
+        const hex = b.toString('latin1', i + 2, Math.min(i + 6, end));
+        if (!HEX4.test(hex)) throw this.error('syntax', 'Invalid \\u escape: it takes 4 hex digits', i);
+        text += String.fromCharCode(Number.parseInt(hex, 16));
+        i += 6;
+      } else {
+        const escaped = ESCAPES[code];
+        if (escaped === undefined) throw this.error('syntax', `Invalid escape \\${String.fromCharCode(code)}`, i);
+        text += escaped;
+        i += 2;
+      }
+      from = i;
+    }
+    text += this.utf8(b, from, end);
+    // Escapes can spell half of a surrogate pair, which no UTF-8 text can hold.
+    if (LONE_SURROGATE.test(text)) throw this.error('encoding', 'A \\u escape spells a lone surrogate', start);
+    return text;
+  }
+
+  private utf8(b: Buffer, from: number, to: number): string {
+    try {
+      return utf8.decode(b.subarray(from, to));
+    } catch {
+      const at = firstInvalidUtf8(b, from, to);
+      throw this.error('encoding', `Not UTF-8: ${byteName(b[at] as number)} begins no valid sequence`, at);
+    }
+  }
+
+  private error(problem: JsonProblem, reason: string, i: number): JsonInputError {
+    let path = '';
+    for (const frame of this.stack) {
+      if (frame.kind === OBJECT) path += frame.key === undefined ? '' : keyPath(frame.key);
+      else path += `[${frame.kind === STREAM ? frame.count : frame.array.length}]`;
+    }
+    return new JsonInputError(problem, reason, this.base + i, clip(path));
+  }
+}
+
+/**
+ * Parses one whole JSON text (a string is read as its UTF-8 bytes). Throws a JsonInputError for a text
+ * that is not JSON, not UTF-8, or beyond `limits`.
+ */
+export function parseJson(text: string | Uint8Array, limits: JsonLimits = DEFAULT_JSON_LIMITS): unknown {
+  const machine = new JsonMachine(false, limits);
+  machine.read(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, true);
+  return machine.result;
+}
+
+/**
+ * Reads a JSON text holding an array, chunk by chunk, handing out its elements as they complete.
+ * Throws a JsonInputError as `parseJson` does, and one of problem `not_array` when the text is JSON but
+ * not an array.
+ */
+export class JsonArrayReader {
+  private readonly machine: JsonMachine;
+
+  constructor(limits: JsonLimits = DEFAULT_JSON_LIMITS) {
+    this.machine = new JsonMachine(true, limits);
+  }
+
+  /** The elements that the bytes of `chunk` complete; `chunk` may be reused once this returns. */
+  push(chunk: Uint8Array): unknown[] {
+    return this.machine.read(chunk, false);
+  }
+
+  /** Ends the text: throws unless it was complete; answers the elements still pending. */
+  end(): unknown[] {
+    return this.machine.read(EMPTY, true);
+  }
+}
