@@ -1,0 +1,62 @@
+import type { Database } from 'better-sqlite3';
+import { fail, ok, type Result } from '../../domain/result.js';
+import { allOrNothing } from './all-or-nothing.js';
+
+/** How one table is imported through a staging table. */
+export interface Staging<T, E> {
+  /** The staging table's columns; the first is the id, `INTEGER PRIMARY KEY`, so a repeat shows at once. */
+  readonly columns: string;
+  /** One item's values, in the order of `columns`. */
+  row(item: T): unknown[];
+  /** The refusal of an item whose id is already staged. */
+  givenTwice(item: T): E;
+  /**
+   * Moves every row of `staged` into the real table, inside an IMMEDIATE transaction; or answers a
+   * refusal, and the transaction is rolled back.
+   */
+  commit(staged: string): E | undefined;
+}
+
+/** Makes every staging table's name unique on its connection, so that imports never share one. */
+let serial = 0;
+
+/**
+ * Imports a stream all-or-nothing without holding the database's write lock while the stream is read:
+ * each batch goes into a TEMP table (in SQLite's temporary file, not the database and not process
+ * memory), in a deferred transaction that touches only the temporary database, so other writers of
+ * the file, in this process or another, go on meanwhile. Once the stream has ended, one IMMEDIATE
+ * transaction checks the staged rows against the real table and moves them over, or refuses and writes
+ * nothing. A refusal while staging, or an error thrown by `batches`, leaves the real table untouched.
+ * The staging table is dropped in every case.
+ */
+export async function importThroughStaging<T, E>(
+  db: Database,
+  staging: Staging<T, E>,
+  batches: AsyncIterable<readonly T[]>,
+): Promise<Result<number, E>> {
+  serial += 1;
+  const staged = `temp.import_${serial}`;
+  db.exec(`CREATE TABLE ${staged} (${staging.columns})`);
+  try {
+    const columns = db.prepare(`SELECT * FROM ${staged}`).columns().length;
+    const insert = db.prepare(
+      `INSERT INTO ${staged} VALUES (${Array(columns).fill('?').join(', ')}) ON CONFLICT DO NOTHING`,
+    );
+    const stage = db.transaction((batch: readonly T[]): E | undefined => {
+      for (const item of batch) {
+        if (insert.run(staging.row(item)).changes === 0) return staging.givenTwice(item);
+      }
+      return undefined;
+    });
+    let count = 0;
+    for await (const batch of batches) {
+      const refusal = stage.deferred(batch);
+      if (refusal !== undefined) return fail(refusal);
+      count += batch.length;
+    }
+    const refusal = allOrNothing(db, () => staging.commit(staged))(undefined);
+    return refusal === undefined ? ok(count) : fail(refusal);
+  } finally {
+    db.exec(`DROP TABLE ${staged}`);
+  }
+}
