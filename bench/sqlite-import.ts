@@ -13,6 +13,7 @@ import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';
 import { AddPets } from '../src/application/use-cases/add-pets.js';
+import { ExportPets } from '../src/application/use-cases/export-pets.js';
 import { ImportOrders } from '../src/application/use-cases/import-orders.js';
 import { IssueApiKey } from '../src/application/use-cases/issue-api-key.js';
 import { ListApiKeys } from '../src/application/use-cases/list-api-keys.js';
@@ -77,6 +78,7 @@ async function cliImport(path: string, file: string): Promise<void> {
     revokeApiKey: new RevokeApiKey(storage.keys, crypto, systemClock),
     addPets: new AddPets(storage.pets),
     importOrders: new ImportOrders(storage.orders),
+    exportPets: new ExportPets(storage.pets),
   };
   await report(async () => {
     const code = await runAdminCli(['pets', 'import', file], deps, { stdout: () => {}, stderr: () => {} });

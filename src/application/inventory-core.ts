@@ -9,6 +9,7 @@ import type { StockChangeLog } from './ports/stock-change-log.js';
 import { AddPets } from './use-cases/add-pets.js';
 import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
+import { ExportPets } from './use-cases/export-pets.js';
 import { GetPet } from './use-cases/get-pet.js';
 import { ImportOrders } from './use-cases/import-orders.js';
 import { IssueApiKey } from './use-cases/issue-api-key.js';
@@ -44,6 +45,7 @@ export interface InventoryCore {
   readonly revokeApiKey: RevokeApiKey;
   readonly addPets: AddPets;
   readonly importOrders: ImportOrders;
+  readonly exportPets: ExportPets;
 }
 
 /** Builds every use case over `ports`: the whole core, without a container. */
@@ -60,5 +62,6 @@ export function createInventoryCore(ports: InventoryPorts): InventoryCore {
     revokeApiKey: new RevokeApiKey(ports.keys, ports.keyHasher, ports.clock),
     addPets: new AddPets(ports.pets),
     importOrders: new ImportOrders(ports.orders),
+    exportPets: new ExportPets(ports.pets),
   };
 }

@@ -387,7 +387,8 @@ class JsonMachine {
       return utf8.decode(b.subarray(from, to));
     } catch {
       const at = firstInvalidUtf8(b, from, to);
-      throw this.error('encoding', `Not UTF-8: ${byteName(b[at] as number)} begins no valid sequence`, at);
+      const name = byteName(b[at] as number);
+      throw this.error('encoding', `${name[0]?.toUpperCase()}${name.slice(1)} begins no valid UTF-8 sequence`, at);
     }
   }
 
