@@ -79,8 +79,11 @@ export class SqliteOrderBook implements OrderBook {
     });
     // The checks name the first order at fault by id, as the foreign key alone would not.
     this.staging = {
-      columns: `id INTEGER PRIMARY KEY, pet_id INTEGER NOT NULL, quantity INTEGER NOT NULL, ship_date TEXT NOT NULL,
-        status TEXT NOT NULL, complete INTEGER NOT NULL`,
+      // Not a copy of `orders`: its foreign key would name a `pets` table in the temporary database.
+      definition: (staged) =>
+        `CREATE TABLE ${staged} (id INTEGER PRIMARY KEY, pet_id INTEGER NOT NULL, quantity INTEGER NOT NULL,
+           ship_date TEXT NOT NULL, status TEXT NOT NULL, complete INTEGER NOT NULL)`,
+      columns: COLUMNS,
       row: rowOf,
       givenTwice: (o) => duplicate(o.id, true),
       commit: (staged) => {

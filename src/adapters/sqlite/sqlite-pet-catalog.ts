@@ -60,14 +60,16 @@ function rowOf(p: NewPet): InsertParams {
 
 function petOfRow(row: PetRow): Pet {
   if (!isPetStatus(row.status)) throw new Error(`pet ${row.id} has the unknown status ${row.status}`);
-  const tags = (JSON.parse(row.tags) as StoredTag[]).map((t) => ({ id: BigInt(t.id), name: t.name }));
+  // Most pets have no tags and no photos: '[]' needs no parse.
+  const tags =
+    row.tags === NONE ? [] : (JSON.parse(row.tags) as StoredTag[]).map((t) => ({ id: BigInt(t.id), name: t.name }));
   return {
     id: petId(row.id),
     name: row.name,
     ...(row.category_id === null || row.category_name === null
       ? {}
       : { category: { id: BigInt(row.category_id), name: row.category_name } }),
-    photoUrls: JSON.parse(row.photo_urls) as string[],
+    photoUrls: row.photo_urls === NONE ? [] : (JSON.parse(row.photo_urls) as string[]),
     tags,
     status: row.status,
   };
@@ -110,9 +112,19 @@ export class SqlitePetCatalog implements PetCatalog {
       }
       return undefined;
     });
+    // The staging table is made from the live definition of `pets`, so that the final move is a plain
+    // `INSERT ... SELECT *` between tables of one shape, which SQLite copies record by record without
+    // decoding them (its transfer optimisation): about half the time of an insert column by column.
+    const petsDefinition = db
+      .prepare<[], string>("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'pets'")
+      .pluck()
+      .get();
+    if (petsDefinition === undefined || !/^CREATE TABLE pets\b/.test(petsDefinition)) {
+      throw new Error(`the pets table's definition is not the one expected: ${petsDefinition}`);
+    }
     this.staging = {
-      columns: `id INTEGER PRIMARY KEY, name TEXT NOT NULL, status TEXT NOT NULL, quantity INTEGER NOT NULL,
-        category_id TEXT, category_name TEXT, photo_urls TEXT NOT NULL, tags TEXT NOT NULL`,
+      definition: (staged) => petsDefinition.replace(/^CREATE TABLE pets\b/, `CREATE TABLE ${staged}`),
+      columns: COLUMNS,
       row: rowOf,
       givenTwice: (p) => duplicate(p.id, true),
       commit: (staged) => {
@@ -122,7 +134,7 @@ export class SqlitePetCatalog implements PetCatalog {
           )
           .get();
         if (clash !== undefined) return duplicate(clash.id, false);
-        db.prepare(`INSERT INTO main.pets (${COLUMNS}) SELECT ${COLUMNS} FROM ${staged}`).run();
+        db.prepare(`INSERT INTO main.pets SELECT * FROM ${staged}`).run();
         return undefined;
       },
     };

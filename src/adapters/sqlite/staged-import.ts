@@ -4,7 +4,12 @@ import { allOrNothing } from './all-or-nothing.js';
 
 /** How one table is imported through a staging table. */
 export interface Staging<T, E> {
-  /** The staging table's columns; the first is the id, `INTEGER PRIMARY KEY`, so a repeat shows at once. */
+  /**
+   * The CREATE TABLE statement of the staging table named `staged`. Its id is the `INTEGER PRIMARY KEY`,
+   * so a repeated id shows at once.
+   */
+  definition(staged: string): string;
+  /** The columns `row` fills, comma-separated. */
   readonly columns: string;
   /** One item's values, in the order of `columns`. */
   row(item: T): unknown[];
@@ -19,6 +24,12 @@ export interface Staging<T, E> {
 
 /** Makes every staging table's name unique on its connection, so that imports never share one. */
 let serial = 0;
+
+/**
+ * Pages of the staging table SQLite keeps in memory, in KiB: the table spills to its temporary file
+ * beyond them, so a large import does not grow the process by the default 16 MB of cache.
+ */
+const STAGING_CACHE_KIB = 2_048;
 
 /**
  * Imports a stream all-or-nothing without holding the database's write lock while the stream is read:
@@ -36,11 +47,12 @@ export async function importThroughStaging<T, E>(
 ): Promise<Result<number, E>> {
   serial += 1;
   const staged = `temp.import_${serial}`;
-  db.exec(`CREATE TABLE ${staged} (${staging.columns})`);
+  db.pragma(`temp.cache_size = -${STAGING_CACHE_KIB}`);
+  db.exec(staging.definition(staged));
   try {
-    const columns = db.prepare(`SELECT * FROM ${staged}`).columns().length;
+    const columns = staging.columns.split(',').length;
     const insert = db.prepare(
-      `INSERT INTO ${staged} VALUES (${Array(columns).fill('?').join(', ')}) ON CONFLICT DO NOTHING`,
+      `INSERT INTO ${staged} (${staging.columns}) VALUES (${Array(columns).fill('?').join(', ')}) ON CONFLICT DO NOTHING`,
     );
     const stage = db.transaction((batch: readonly T[]): E | undefined => {
       for (const item of batch) {
