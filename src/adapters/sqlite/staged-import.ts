@@ -32,6 +32,13 @@ let serial = 0;
 const STAGING_CACHE_KIB = 2_048;
 
 /**
+ * The database's page cache while the staged rows are moved, in KiB: the move reads each staged page
+ * once and writes each page of the table once, so the default 16 MB of cache would only grow the
+ * process. The connection's own size comes back once the move is done.
+ */
+const MOVE_CACHE_KIB = 2_048;
+
+/**
  * Imports a stream all-or-nothing without holding the database's write lock while the stream is read:
  * each batch goes into a TEMP table (in SQLite's temporary file, not the database and not process
  * memory), in a deferred transaction that touches only the temporary database, so other writers of
@@ -66,8 +73,14 @@ export async function importThroughStaging<T, E>(
       if (refusal !== undefined) return fail(refusal);
       count += batch.length;
     }
-    const refusal = allOrNothing(db, () => staging.commit(staged))(undefined);
-    return refusal === undefined ? ok(count) : fail(refusal);
+    const cacheSize = db.pragma('main.cache_size', { simple: true });
+    db.pragma(`main.cache_size = -${MOVE_CACHE_KIB}`);
+    try {
+      const refusal = allOrNothing(db, () => staging.commit(staged))(undefined);
+      return refusal === undefined ? ok(count) : fail(refusal);
+    } finally {
+      db.pragma(`main.cache_size = ${String(cacheSize)}`);
+    }
   } finally {
     db.exec(`DROP TABLE ${staged}`);
   }
