@@ -3,6 +3,7 @@ import { domainError } from '../../domain/errors.js';
 import { type Pet, pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
 import { fail, ok, type Result } from '../../domain/result.js';
+import { FIRST_VERSION } from '../../domain/stock-write.js';
 import type { MemoryStore } from './memory-store.js';
 
 /** As many pets a chunk of an export holds as the SQLite adapter's do. */
@@ -54,7 +55,7 @@ export class MemoryPetCatalog implements PetCatalog {
     const clash = entries.find((e) => this.store.pets.has(e.pet.id));
     if (clash !== undefined) return fail(domainError('duplicate_pet', `a pet with id ${clash.pet.id} already exists`));
     for (const entry of entries) {
-      this.store.pets.set(entry.pet.id, entry);
+      this.store.pets.set(entry.pet.id, { ...entry, version: FIRST_VERSION });
       this.store.insertPetId(entry.pet.id);
     }
     this.store.petsWritten();
