@@ -5,7 +5,7 @@
  * - raw: better-sqlite3 alone, one prepared INSERT of id, name, status, quantity a pet in one
  *   transaction, from plain arrays: the floor any import pays;
  * - repository: PetCatalog.addAll of the pets held in memory as domain values (one transaction);
- * - cli: the admin CLI's `pets import` of a JSON file (lossless parse, validation, then addAll).
+ * - cli: the admin CLI's `pets import` of a JSON file (streamed lossless parse, validation, addStream).
  */
 import Database from 'better-sqlite3';
 import { runAdminCli } from '../src/adapters/cli/admin-cli.js';
