@@ -199,7 +199,7 @@ export function cliSection(result: CliResult): string {
     `- Peak RSS of \`pets import\`: aim < 150 MB at 1,000,000 pets; measured ${mib(peak)} MiB ` +
       `(${count(peak / 1e6)} MB) at ${count(settings.pets)}: ${verdict}. The last row is the floor every command pays.`,
     `- Round trip: ${result.roundTrips ? 'every export was byte for byte the file imported' : '**an export differed from the file imported**'}, int64 ids included.`,
-    '- The import reads 64 KiB at a time through the shared JSON reader, stages batches of 4,096 checked pets',
+    '- The import reads 64 KiB at a time through the shared JSON reader, stages the checked pets of each chunk',
     '  in a TEMP table (no lock on the database file meanwhile), then moves them into `pets` in one IMMEDIATE',
     '  transaction: it writes every row twice, which the raw baseline does not, and parses and checks every field.',
   ].join('\n');

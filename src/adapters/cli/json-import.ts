@@ -12,10 +12,13 @@ export class ImportRefusal extends Error {
   override readonly name = 'ImportRefusal';
 }
 
-/** Bytes read from the file at a time; the reader holds one such chunk and one entry. */
+/**
+ * Bytes read from the file at a time; the reader holds one such chunk and one entry. The entries a
+ * chunk completes go to the store at once, as one batch: a batch kept across the next read would
+ * outlive a young-generation collection, and every pet would then be garbage of the old generation,
+ * which V8 lets grow by tens of MB before it collects it.
+ */
 const CHUNK_BYTES = 64 * 1024;
-/** Entries handed to the store at once: each batch is one staging transaction, and sits in memory. */
-const BATCH_ENTRIES = 4_096;
 
 const hasCode = (error: unknown): error is Error & { code: string } =>
   error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
@@ -126,12 +129,11 @@ async function* batchesOf<S extends v.GenericSchema>(
       percent = now;
       progress.show(`reading ${path}: ${now}% of ${megabytes(size)}, ${count(entries)} ${what}`);
     }
-    if (bytesRead === 0) break;
-    if (batch.length >= BATCH_ENTRIES) {
+    if (batch.length > 0) {
       yield batch;
       batch = [];
     }
+    if (bytesRead === 0) break;
   }
-  if (batch.length > 0) yield batch;
   progress.show(`read ${count(entries)} ${what} from ${path}; checking and writing them`);
 }
