@@ -202,5 +202,7 @@ export function cliSection(result: CliResult): string {
     '- The import reads 64 KiB at a time through the shared JSON reader, stages the checked pets of each chunk',
     '  in a TEMP table (no lock on the database file meanwhile), then moves them into `pets` in one IMMEDIATE',
     '  transaction: it writes every row twice, which the raw baseline does not, and parses and checks every field.',
+    '- The export holds one chunk of 1,000 pets at a time; its live heap stays flat (about 14 MB under',
+    '  `--trace-gc`), and its peak RSS is mostly garbage of those chunks that V8 collects in bulk.',
   ].join('\n');
 }
