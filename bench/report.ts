@@ -1,3 +1,4 @@
+import { type CliResult, cliSection } from './cli.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
 import { loadAverages, type Machine } from './machine.js';
@@ -17,6 +18,8 @@ export interface BenchResults {
   readonly sqlite: SqliteResult;
   /** Absent in the records of runs made before the suite existed. */
   readonly metrics?: MetricsResult;
+  /** Absent from records written before the suite existed. */
+  readonly cli?: CliResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -110,7 +113,7 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about ten minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics), printed only',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli), printed only',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
     '',
@@ -138,5 +141,6 @@ export function readme(input: BenchRecord, notes: string): string {
       : [metricsSection(results.metrics, settings.metrics), '']),
     notes.trim(),
     '',
+    ...(results.cli === undefined ? [] : [cliSection(results.cli), '']),
   ].join('\n');
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { integerInRange } from '../domain/decimal-integer.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http-server.js';
 
 /** Where the service runs; development alone seeds an empty database and prints a key. */
@@ -41,14 +42,16 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** A whole number by the service's one integer rule (`integerOfDecimal`), within `min..max`. */
 const integer = (min: number, max: number) =>
   v.pipe(
     v.string(),
-    v.regex(/^[0-9]+$/, `must be a whole number from ${min} to ${max}`),
-    v.transform(Number),
-    v.number(),
-    v.minValue(min, `must be a whole number from ${min} to ${max}`),
-    v.maxValue(max, `must be a whole number from ${min} to ${max}`),
+    v.rawTransform<string, number>(({ dataset, addIssue, NEVER }) => {
+      const value = integerInRange(dataset.value, min, max);
+      if (value !== undefined) return value;
+      addIssue({ message: `must be a whole number from ${min} to ${max}` });
+      return NEVER;
+    }),
   );
 
 const baseUrl = v.pipe(
@@ -57,11 +60,18 @@ const baseUrl = v.pipe(
   v.regex(/\/v1$/, 'must end in the version segment /v1'),
 );
 
+const DURATION_MAX_SECONDS = 30 * 86_400;
+
 const durations = v.pipe(
   v.string(),
-  v.regex(/^[0-9]+(,[0-9]+)*$/, 'must be a comma-separated list of whole seconds, e.g. 300,900,3600'),
-  v.transform((s) => s.split(',').map((n) => Number(n) * 1000)),
-  v.check((list) => list.every((ms) => ms > 0), 'every duration must be at least 1 second'),
+  v.rawTransform<string, number[]>(({ dataset, addIssue, NEVER }) => {
+    const seconds = dataset.value.split(',').map((n) => integerInRange(n, 1, DURATION_MAX_SECONDS));
+    if (seconds.every((s) => s !== undefined)) return seconds.map((s) => s * 1000);
+    addIssue({
+      message: `must be a comma-separated list of whole seconds from 1 to ${DURATION_MAX_SECONDS}, e.g. 300,900,3600`,
+    });
+    return NEVER;
+  }),
 );
 
 const httpDate = v.pipe(
