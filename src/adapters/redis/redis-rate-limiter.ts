@@ -77,10 +77,12 @@ const MAX_BATCH = 100;
  * Lua script decides each request atomically, on the server's clock. Limits and the ban policy
  * travel with every call, so plan changes and enterprise limits need no migration.
  *
- * Decisions asked for in the same turn of the event loop go to Redis together, in one call of the script
- * that makes them one after the other (as the group commit does for SQLite writes): what a call costs
- * apart from its decisions (the round trip, the command, the script's start, the server's clock) is paid
- * once for all of them. A lone decision goes alone, a turn later; under load, a turn gathers many.
+ * Decisions asked for together go to Redis together, in one call of the script that makes them one after
+ * the other (as the group commit does for SQLite writes): what a call costs apart from its decisions (the
+ * round trip, the command, the script's start, the server's clock) is paid once for all of them. While no
+ * call is out, the decisions asked for before the current task ends go together, so a lone decision waits
+ * for nothing; while one is out, they wait for the end of the event loop's turn, which under load gathers
+ * the decisions of many requests.
  */
 export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   private readonly keyPrefix: string;
@@ -90,6 +92,8 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   private readonly banPolicyArg: string;
   private readonly clockDecides: boolean;
   private pending: Pending[] = [];
+  /** Calls sent and not answered yet. */
+  private calls = 0;
 
   /**
    * `clock` ages the bans held in process (against the server's time learned with each ban), and is the
@@ -117,7 +121,9 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     const nowArg = this.clockDecides ? String(this.clock.nowMs()) : '';
     return new Promise((resolve, reject) => {
       this.pending.push({ subject, policy, nowArg, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      if (this.pending.length > 1) return;
+      if (this.calls === 0) queueMicrotask(() => this.flush());
+      else setImmediate(() => this.flush());
     });
   }
 
@@ -143,9 +149,16 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     const keys = batch.map((d) => rateLimitKey(d.subject, this.keyPrefix));
     const args = [this.banPolicyArg];
     for (const d of batch) args.push(d.nowArg, String(d.policy.perMinute), String(d.policy.perDay));
+    this.calls += 1;
+    // The count drops before any decision settles, so the decisions their callers ask for next go
+    // together at the end of this task.
     this.client.petstoreSlidingWindowBuffer(batch.length, ...keys, ...args).then(
-      (reply) => this.settle(batch, reply),
+      (reply) => {
+        this.calls -= 1;
+        this.settle(batch, reply);
+      },
       (error: unknown) => {
+        this.calls -= 1;
         for (const d of batch) d.reject(error);
       },
     );

@@ -41,8 +41,8 @@ const lua = (spec: WindowSpec): string => `${spec.bucketMs}, ${spec.windowMs / s
  * The common case, a request that lands in each window's newest bucket while nothing leaves, not
  * banned and with room, is decided first, by HGET and HSET of `s`: the cost of a decision is mostly its
  * redis.calls (around a microsecond each) and, in Lua 5.1, the closures and packing it runs, so that path
- * makes no function (the ones it calls are made once a call) and packs the state once. Every other case
- * runs the general path, which follows the domain function by function.
+ * is written out in the script's loop, makes no function and packs the state once. Every other case runs
+ * the general path (GENERAL_PATH), which follows the domain function by function.
  *
  * Expiry: the hash lives while anything in it can still matter: until the day's newest bucket leaves the
  * window (every request counts in both windows, so the day's newest bucket outlives the minute's), the
@@ -61,29 +61,18 @@ const lua = (spec: WindowSpec): string => `${spec.bucketMs}, ${spec.windowMs / s
  * caller to answer the rest of the ban in process, exactly as the domain would, because nothing is
  * counted while a subject is banned.
  */
-export const SLIDING_WINDOW_SCRIPT = `
-local ADMITTED, RATE_LIMITED, BANNED = 0, 1, 2
-local MINUTE_BUCKET_MS, MINUTE_SPAN = ${lua(MINUTE_WINDOW)}
-local DAY_BUCKET_MS, DAY_SPAN = ${lua(DAY_WINDOW)}
--- Formats of struct.pack: the state, its windows and ban (what follows its code and time, from byte 17),
--- an older bucket {count, next bucket}, the reply of a refusal, and the last ban {began at, level}.
-local STATE, WINDOWS_AND_BAN, BUCKET, REFUSED, LAST_BAN = '<ddddddddddd', '<ddddddddd', '<dd', '<dddddd', '<dd'
-local floor = math.floor
+/**
+ * The general path of the script below, as a Lua expression: a function made once a call, when first
+ * needed, that makes a decision of any case but the common one. It follows the domain function by
+ * function, on the decision's locals of the script.
+ */
+const GENERAL_PATH = `(function()
+  -- The state as stored, which is also the reply of an admission.
+  local function state()
+    return struct.pack(STATE, ADMITTED, now, mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount,
+      bannedUntil)
+  end
 
--- The decision being made: its subject's key, its time and limits (set by the loop at the end), and the
--- subject's state (read by decide); the functions below read and change them, one decision at a time.
-local key, now, minuteLimit, dayLimit, minuteBucket, dayBucket
-local mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount, bannedUntil
-
--- The state as stored, which is also the reply of an admission.
-local function state()
-  return struct.pack(STATE, ADMITTED, now, mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount,
-    bannedUntil)
-end
-
--- The functions of every case but the common one, made at the first decision that needs them: Lua makes
--- a function anew each time its definition runs, so the common case runs no definition but state's.
-local function generalPath()
   -- expireBuckets: a window with the buckets that no longer count dropped, and whether any was.
   local function expire(prefix, bucket, span, older, head, newest, newestCount)
     local oldestCounted = bucket - span
@@ -242,32 +231,29 @@ local function generalPath()
     return banned()
   end
 
-  return general
-end
-local general
 
--- One decision, on the subject of key at now, as the domain's admitRequest makes it.
-local function decide()
-  minuteBucket, dayBucket = floor(now / MINUTE_BUCKET_MS), floor(now / DAY_BUCKET_MS)
-  mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount, bannedUntil = 0, 0, 0, 0, 0, 0, 0, 0, 0
-  local packed = redis.call('HGET', key, 's')
-  if packed then
-    mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount, bannedUntil =
-      struct.unpack(WINDOWS_AND_BAN, packed, 17)
-  end
-  -- The common case: both windows hold buckets and the request falls in each newest bucket (or before
-  -- it, on a clock that stepped back), no ban, and room in both. Then no bucket leaves either: when a
-  -- bucket became the newest, the ones more than a span before it had just been dropped.
-  if mCount > 0 and dCount > 0 and minuteBucket <= mNewest and dayBucket <= dNewest and bannedUntil <= now
-    and mOlder + mCount < minuteLimit and dOlder + dCount < dayLimit then
-    mCount, dCount = mCount + 1, dCount + 1
-    local admitted = state()
-    redis.call('HSET', key, 's', admitted)
-    return admitted
-  end
-  general = general or generalPath()
-  return general()
-end
+  return general
+end)()`;
+
+export const SLIDING_WINDOW_SCRIPT = `
+local ADMITTED, RATE_LIMITED, BANNED = 0, 1, 2
+local MINUTE_BUCKET_MS, MINUTE_SPAN = ${lua(MINUTE_WINDOW)}
+local DAY_BUCKET_MS, DAY_SPAN = ${lua(DAY_WINDOW)}
+-- Formats of struct.pack: the state, its windows and ban (what follows its code and time, from byte 17),
+-- an older bucket {count, next bucket}, the reply of a refusal, and the last ban {began at, level}.
+local STATE, WINDOWS_AND_BAN, BUCKET, REFUSED, LAST_BAN = '<ddddddddddd', '<ddddddddd', '<dd', '<dddddd', '<dd'
+local floor = math.floor
+
+-- The decision being made: its subject's key, its time and limits, and the subject's state. The loop at
+-- the end sets them; the general path reads and changes them, one decision at a time.
+local key, now, minuteLimit, dayLimit, minuteBucket, dayBucket
+local mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount, bannedUntil
+
+-- Every case but the common one runs the general path: the functions below, made by the first decision of
+-- a call that needs them. Lua makes a function anew each time its definition runs, and one that reaches
+-- many of the locals above takes about a microsecond to make, as long as the rest of a common decision:
+-- so the common case makes none.
+local general
 
 -- The decisions of the batch, in order; the server's clock is read once, for all that ask for it.
 local replies, serverNow = {}, nil
@@ -284,7 +270,30 @@ for i = 1, #KEYS do
     now = tonumber(ARGV[at])
   end
   minuteLimit, dayLimit = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
-  replies[i] = decide()
+  minuteBucket, dayBucket = floor(now / MINUTE_BUCKET_MS), floor(now / DAY_BUCKET_MS)
+  mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount, bannedUntil = 0, 0, 0, 0, 0, 0, 0, 0, 0
+  local packed = redis.call('HGET', key, 's')
+  if packed then
+    mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest, dCount, bannedUntil =
+      struct.unpack(WINDOWS_AND_BAN, packed, 17)
+  end
+  -- The common case: both windows hold buckets and the request falls in each newest bucket (or before
+  -- it, on a clock that stepped back), no ban, and room in both. Then no bucket leaves either: when a
+  -- bucket became the newest, the ones more than a span before it had just been dropped.
+  if mCount > 0 and dCount > 0 and minuteBucket <= mNewest and dayBucket <= dNewest and bannedUntil <= now
+    and mOlder + mCount < minuteLimit and dOlder + dCount < dayLimit then
+    mCount, dCount = mCount + 1, dCount + 1
+    -- The state as stored, which is also the reply of an admission.
+    local admitted = struct.pack(STATE, ADMITTED, now, mOlder, mHead, mNewest, mCount, dOlder, dHead, dNewest,
+      dCount, bannedUntil)
+    redis.call('HSET', key, 's', admitted)
+    replies[i] = admitted
+  else
+    general = general or ${GENERAL_PATH}
+    replies[i] = general()
+  end
 end
+-- A lone answer goes as it is: joining one string would copy it for nothing.
+if #replies == 1 then return replies[1] end
 return table.concat(replies)
 `;
