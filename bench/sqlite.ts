@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
-import { type InventoryItem, withStock } from '../src/domain/inventory-item.js';
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
 import { benchPet } from './petstore.js';
@@ -59,9 +58,7 @@ function importInChild(mode: ImportMode, path: string, pets: number, file: strin
   return JSON.parse(child.stdout) as ImportRun;
 }
 
-const increment = (c: InventoryItem): InventoryItem => withStock(c, quantity((c.quantity + 1) % 1_000_000));
-
-/** Updates per second through InventoryRepository.update for `seconds`, with `inFlight` awaited at a time. */
+/** Stock writes per second through InventoryRepository.write for `seconds`, with `inFlight` awaited at a time. */
 async function updatesPerSecond(path: string, settings: SqliteSettings, row: UpdateRow): Promise<number> {
   const storage = openSqliteStorage({ path, synchronous: row.synchronous });
   await storage.pets.addAll(Array.from({ length: settings.updatePets }, (_, i) => benchPet(i)));
@@ -70,7 +67,12 @@ async function updatesPerSecond(path: string, settings: SqliteSettings, row: Upd
   const lane = async (): Promise<void> => {
     while (performance.now() < deadline) {
       const id = petId(1 + Math.floor(Math.random() * settings.updatePets));
-      await storage.inventory.update(id, increment, 'bench', Date.now());
+      await storage.inventory.write({
+        petId: id,
+        quantity: quantity(done % 1_000_000),
+        actor: 'bench',
+        atMs: Date.now(),
+      });
       done += 1;
     }
   };

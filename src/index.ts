@@ -25,32 +25,52 @@ export type { RedisClientOptions } from './adapters/redis/redis-client.js';
 export { createRedisClient } from './adapters/redis/redis-client.js';
 export type { RedisRateLimiterOptions } from './adapters/redis/redis-rate-limiter.js';
 export { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
+// Application: ports, use cases, and the core built from them.
+export type { CachedApiKeyStoreOptions } from './adapters/shared/cached-api-key-store.js';
+export { CachedApiKeyStore } from './adapters/shared/cached-api-key-store.js';
 export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqlite-storage.js';
 export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
 export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
 export { systemClock } from './adapters/system/system-clock.js';
-// Application: ports, use cases, and the core built from them.
-export type { InventoryCore, InventoryPorts } from './application/inventory-core.js';
+export type { InventoryCore, InventoryCoreOptions, InventoryPorts } from './application/inventory-core.js';
 export { createInventoryCore } from './application/inventory-core.js';
 export type { ApiKeyStore, NewApiKey } from './application/ports/api-key-store.js';
 export type { Clock } from './application/ports/clock.js';
-export type { InventoryQuery, InventoryRepository } from './application/ports/inventory-repository.js';
+export type {
+  IdempotencyClaim,
+  InventoryQuery,
+  InventoryRepository,
+  StockWrite,
+  StockWriteFailure,
+  StockWriteResult,
+  StockWritten,
+} from './application/ports/inventory-repository.js';
 export type { KeyGenerator, KeyHasher } from './application/ports/key-crypto.js';
 export type { OrderBook } from './application/ports/order-book.js';
 export type { NewPet, PetCatalog } from './application/ports/pet-catalog.js';
 export type { RateLimiter } from './application/ports/rate-limiter.js';
-export type { StockChangeLog } from './application/ports/stock-change-log.js';
+export type { StockChangeLog, StockChangePage } from './application/ports/stock-change-log.js';
 export { AddPets } from './application/use-cases/add-pets.js';
 export { AdmitRequest } from './application/use-cases/admit-request.js';
 export { Authenticate } from './application/use-cases/authenticate.js';
+export { FORGET_BATCH, ForgetExpiredOutcomes } from './application/use-cases/forget-expired-outcomes.js';
+export { GetInventoryItem } from './application/use-cases/get-inventory-item.js';
 export { GetPet } from './application/use-cases/get-pet.js';
 export { ImportOrders } from './application/use-cases/import-orders.js';
 export { IssueApiKey } from './application/use-cases/issue-api-key.js';
 export { ListApiKeys } from './application/use-cases/list-api-keys.js';
 export { ListInventory } from './application/use-cases/list-inventory.js';
 export { ListOrders } from './application/use-cases/list-orders.js';
+export type { ListStockChangesInput } from './application/use-cases/list-stock-changes.js';
+export { ListStockChanges } from './application/use-cases/list-stock-changes.js';
 export { RevokeApiKey } from './application/use-cases/revoke-api-key.js';
-export { UpdateStock } from './application/use-cases/update-stock.js';
+export type {
+  UpdatedStock,
+  UpdateStockError,
+  UpdateStockInput,
+  UpdateStockOptions,
+} from './application/use-cases/update-stock.js';
+export { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './application/use-cases/update-stock.js';
 // Domain: values, rules and the shapes of records.
 export type { ApiKeyRecord, Principal } from './domain/api-key.js';
 export { API_KEY_PATTERN, looksLikeApiKey } from './domain/api-key.js';
@@ -77,3 +97,5 @@ export { fail, ok } from './domain/result.js';
 export type { WindowCounter, WindowSpec } from './domain/sliding-window.js';
 export { DAY_WINDOW, MINUTE_WINDOW } from './domain/sliding-window.js';
 export type { StockChange } from './domain/stock-change.js';
+export type { InventoryEntry, StockWritePlan } from './domain/stock-write.js';
+export { FIRST_VERSION, planStockWrite } from './domain/stock-write.js';

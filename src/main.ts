@@ -9,6 +9,7 @@ import { buildContainer, closeables, healthChecks, resolve } from './composition
 import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
+import { startOutcomePurge } from './composition/outcome-purge.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 
@@ -57,6 +58,7 @@ async function serve(config: Config): Promise<void> {
     },
   });
   readiness.ready = true;
+  const stopPurge = startOutcomePurge(core, logger);
   const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
   logger.info({ url: `${running.url}/v1`, env: config.env, db: config.dbPath, limiter }, 'listening');
 
@@ -66,6 +68,7 @@ async function serve(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining');
     await running.drain();
+    stopPurge();
     for (const c of [...closeables(container)].reverse()) await c.close();
     logger.info({}, 'stopped');
     destination.flushSync();

@@ -9,14 +9,17 @@ import type { StockChangeLog } from './ports/stock-change-log.js';
 import { AddPets } from './use-cases/add-pets.js';
 import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
+import { ForgetExpiredOutcomes } from './use-cases/forget-expired-outcomes.js';
+import { GetInventoryItem } from './use-cases/get-inventory-item.js';
 import { GetPet } from './use-cases/get-pet.js';
 import { ImportOrders } from './use-cases/import-orders.js';
 import { IssueApiKey } from './use-cases/issue-api-key.js';
 import { ListApiKeys } from './use-cases/list-api-keys.js';
 import { ListInventory } from './use-cases/list-inventory.js';
 import { ListOrders } from './use-cases/list-orders.js';
+import { ListStockChanges } from './use-cases/list-stock-changes.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
-import { UpdateStock } from './use-cases/update-stock.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './use-cases/update-stock.js';
 
 /** Every port the core needs: storage, limiter, time and key crypto. */
 export interface InventoryPorts {
@@ -31,10 +34,19 @@ export interface InventoryPorts {
   readonly keyHasher: KeyHasher;
 }
 
+/** Settings of the use cases; each has a default. */
+export interface InventoryCoreOptions {
+  /** How long the outcome of a write with an idempotency key is kept for its retries: 24 h. */
+  readonly idempotencyTtlMs?: number;
+}
+
 /** Every use case, built over one set of ports. */
 export interface InventoryCore {
   readonly listInventory: ListInventory;
+  readonly getInventoryItem: GetInventoryItem;
   readonly updateStock: UpdateStock;
+  readonly listStockChanges: ListStockChanges;
+  readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
   readonly authenticate: Authenticate;
   readonly admitRequest: AdmitRequest;
   readonly getPet: GetPet;
@@ -47,10 +59,17 @@ export interface InventoryCore {
 }
 
 /** Builds every use case over `ports`: the whole core, without a container. */
-export function createInventoryCore(ports: InventoryPorts): InventoryCore {
+export function createInventoryCore(ports: InventoryPorts, options: InventoryCoreOptions = {}): InventoryCore {
+  const idempotencyTtlMs = options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+  if (!Number.isSafeInteger(idempotencyTtlMs) || idempotencyTtlMs < 1) {
+    throw new RangeError(`idempotencyTtlMs ${idempotencyTtlMs} is not a positive whole number of milliseconds`);
+  }
   return {
     listInventory: new ListInventory(ports.inventory),
-    updateStock: new UpdateStock(ports.inventory, ports.clock),
+    getInventoryItem: new GetInventoryItem(ports.inventory),
+    updateStock: new UpdateStock(ports.inventory, ports.clock, { idempotencyTtlMs }),
+    listStockChanges: new ListStockChanges(ports.changes),
+    forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
     authenticate: new Authenticate(ports.keys, ports.keyHasher),
     admitRequest: new AdmitRequest(ports.limiter),
     getPet: new GetPet(ports.pets),

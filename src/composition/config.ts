@@ -20,6 +20,12 @@ export interface Config {
   readonly servers: { readonly production: string; readonly staging: string };
   readonly trustProxy: boolean;
   readonly drainTimeoutMs: number;
+  /** How long a key found by hash is trusted without reading the store: a revocation's delay elsewhere. */
+  readonly keyCacheMs: number;
+  /** How long the outcome of a PATCH with an Idempotency-Key is kept for its retries. */
+  readonly idempotencyTtlMs: number;
+  /** Whether a PATCH must carry If-Match (428 without it). */
+  readonly requireIfMatch: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -75,6 +81,9 @@ const EnvSchema = v.object({
   PETSTORE_STAGING_BASE_URL: v.optional(baseUrl),
   PETSTORE_TRUST_PROXY: v.optional(v.picklist(['true', 'false']), 'false'),
   PETSTORE_DRAIN_TIMEOUT_MS: v.optional(integer(0, 600_000), '10000'),
+  PETSTORE_KEY_CACHE_MS: v.optional(integer(0, 1_000), '500'),
+  PETSTORE_IDEMPOTENCY_TTL_SECONDS: v.optional(integer(60, 604_800), '86400'),
+  PETSTORE_REQUIRE_IF_MATCH: v.optional(v.picklist(['true', 'false']), 'false'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
 });
 
@@ -121,6 +130,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     trustProxy: e.PETSTORE_TRUST_PROXY === 'true',
     drainTimeoutMs: e.PETSTORE_DRAIN_TIMEOUT_MS,
+    keyCacheMs: e.PETSTORE_KEY_CACHE_MS,
+    idempotencyTtlMs: e.PETSTORE_IDEMPOTENCY_TTL_SECONDS * 1000,
+    requireIfMatch: e.PETSTORE_REQUIRE_IF_MATCH === 'true',
     logLevel: e.LOG_LEVEL,
   };
 }

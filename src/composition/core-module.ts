@@ -30,6 +30,9 @@ export const coreModule = (config: Config) =>
         TOKENS.keyHasher,
       ],
       (inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher) =>
-        createInventoryCore({ inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher }),
+        createInventoryCore(
+          { inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher },
+          { idempotencyTtlMs: config.idempotencyTtlMs },
+        ),
     );
   });

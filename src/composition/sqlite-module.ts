@@ -1,4 +1,5 @@
 import { ContainerModule } from 'inversify';
+import { CachedApiKeyStore } from '../adapters/shared/cached-api-key-store.js';
 import { openSqliteStorage, type SqliteStorage } from '../adapters/sqlite/sqlite-storage.js';
 import type { Config } from './config.js';
 import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
@@ -15,7 +16,14 @@ export const sqliteStorageModule = (config: Config) =>
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);
     bindResolved(options, TOKENS.pets, [SQLITE], (s) => s.pets);
     bindResolved(options, TOKENS.orders, [SQLITE], (s) => s.orders);
-    bindResolved(options, TOKENS.keys, [SQLITE], (s) => s.keys);
+    // Every request looks its key up: the cache spares a read each, and a revocation through another
+    // process (the admin CLI) is seen within PETSTORE_KEY_CACHE_MS.
+    bindResolved(
+      options,
+      TOKENS.keys,
+      [SQLITE, TOKENS.clock],
+      (s, clock) => new CachedApiKeyStore(s.keys, clock, { ttlMs: config.keyCacheMs }),
+    );
     bindResolved(options, TOKENS.storageIsEmpty, [SQLITE], (s) => () => s.isEmpty());
     bindResolved(options, TOKENS.closeables, [SQLITE], (s): Closeable => ({ name: 'sqlite', close: () => s.close() }));
   });

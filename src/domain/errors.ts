@@ -1,9 +1,11 @@
 /** The error codes the domain and its use cases can return. The HTTP adapter maps each to a status. */
 export type DomainErrorCode =
   | 'invalid_pet_id'
-  | 'invalid_quantity'
   | 'unauthorized'
   | 'pet_not_found'
+  | 'precondition_failed'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_use'
   | 'rate_limited'
   | 'key_banned'
   | 'duplicate_pet'

@@ -1,11 +1,49 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type InventoryItem, withStock } from '../../src/domain/inventory-item.js';
+import type {
+  IdempotencyClaim,
+  StockWrite,
+  StockWriteResult,
+} from '../../src/application/ports/inventory-repository.js';
+import type { InventoryItem } from '../../src/domain/inventory-item.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import type { StockChange } from '../../src/domain/stock-change.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
 import { drain, type MakeStorage, type StorageFixture } from './storage-fixture.js';
 
 const AT = Date.UTC(2026, 5, 1, 12, 0, 0);
+
+/** A stock write of `id` to `q`, by key_a at AT unless overridden. */
+const aWrite = (
+  id: bigint,
+  q: number,
+  overrides: Partial<Omit<StockWrite, 'petId' | 'quantity'>> = {},
+): StockWrite => ({
+  petId: petId(id),
+  quantity: quantity(q),
+  actor: 'key_a',
+  atMs: AT,
+  ...overrides,
+});
+
+const aClaim = (
+  key: string,
+  fingerprint = 'PATCH /v1/inventory/1 {"quantity":7}',
+  scope = 'key_a',
+  expiresAtMs = AT + 86_400_000,
+): IdempotencyClaim => ({
+  scope,
+  key,
+  fingerprint,
+  expiresAtMs,
+});
+
+/** The entry a successful write left; throws on a refused one, so the test names what it expected. */
+async function afterOf(result: Promise<StockWriteResult>): Promise<InventoryItem> {
+  const r = await result;
+  if (!r.ok) throw new Error(`the write was refused: ${r.error.code}`);
+  return r.value.change.after;
+}
 
 /** The InventoryRepository (and StockChangeLog) contract, run over every storage adapter. */
 export function describeInventoryRepositoryContract(adapter: string, make: MakeStorage): void {
@@ -62,96 +100,273 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
       });
     });
 
-    describe('revision', () => {
-      it('stays the same while nothing changes: reads, and an update of an unknown pet, leave it', async () => {
-        await store.pets.addAll([aPet(1)]);
-        const before = store.inventory.revision();
-        await drain(store.inventory.list());
-        await store.inventory.update(petId(404n), (c) => withStock(c, quantity(1)), 'k', AT);
-        expect(await store.pets.addAll([aPet(1)])).toMatchObject({ ok: false });
-        expect(store.inventory.revision()).toBe(before);
+    describe('get', () => {
+      it('answers an entry with version 1 when its pet is added', async () => {
+        await store.pets.addAll([aPet(INT64_MAX, { quantity: quantity(3), status: 'pending' })]);
+        expect(await store.inventory.get(petId(INT64_MAX))).toEqual({
+          item: { petId: INT64_MAX, quantity: 3, status: 'pending' },
+          version: 1,
+        });
       });
 
-      it('changes after an update', async () => {
-        await store.pets.addAll([aPet(1, { quantity: quantity(3) })]);
-        const before = store.inventory.revision();
-        await store.inventory.update(petId(1n), (c) => withStock(c, quantity(4)), 'k', AT);
-        const after = store.inventory.revision();
-        expect(after).not.toBe(before);
-        await store.inventory.update(petId(1n), (c) => withStock(c, quantity(5)), 'k', AT);
-        expect(store.inventory.revision()).not.toBe(after);
-      });
-
-      it('changes after pets are added', async () => {
-        const empty = store.inventory.revision();
-        await store.pets.addAll([aPet(1)]);
-        const one = store.inventory.revision();
-        expect(one).not.toBe(empty);
-        await store.pets.addAll([aPet(2), aPet(3)]);
-        expect(store.inventory.revision()).not.toBe(one);
+      it('answers undefined for an unknown pet', async () => {
+        expect(await store.inventory.get(petId(404n))).toBeUndefined();
       });
     });
 
-    describe('update', () => {
-      it('applies the change, stores it and returns the entry before and after', async () => {
+    describe('stamp', () => {
+      it('stays the same while nothing changes: reads, refused writes and a failed import leave it', async () => {
+        await store.pets.addAll([aPet(1)]);
+        const before = await store.inventory.stamp();
+        await drain(store.inventory.list());
+        await store.inventory.write(aWrite(404n, 1));
+        await store.inventory.write(aWrite(1n, 2, { ifVersion: [7] }));
+        expect(await store.pets.addAll([aPet(1)])).toMatchObject({ ok: false });
+        expect(await store.inventory.stamp()).toBe(before);
+      });
+
+      it('changes after every write', async () => {
+        await store.pets.addAll([aPet(1, { quantity: quantity(3) })]);
+        const before = await store.inventory.stamp();
+        await store.inventory.write(aWrite(1n, 4));
+        const after = await store.inventory.stamp();
+        expect(after).not.toBe(before);
+        await store.inventory.write(aWrite(1n, 5));
+        expect(await store.inventory.stamp()).not.toBe(after);
+      });
+
+      it('changes after pets are added', async () => {
+        const empty = await store.inventory.stamp();
+        await store.pets.addAll([aPet(1)]);
+        const one = await store.inventory.stamp();
+        expect(one).not.toBe(empty);
+        await store.pets.addAll([aPet(2), aPet(3)]);
+        expect(await store.inventory.stamp()).not.toBe(one);
+      });
+    });
+
+    describe('write', () => {
+      it('sets the stock, moves the status by the domain rule, and answers the change and the next version', async () => {
         await store.pets.addAll([aPet(10, { quantity: quantity(3), status: 'available' })]);
-        const change = await store.inventory.update(petId(10n), (c) => withStock(c, quantity(0)), 'key_a', AT);
-        expect(change).toEqual({
-          before: { petId: 10n, quantity: 3, status: 'available' },
-          after: { petId: 10n, quantity: 0, status: 'sold' },
-          actor: 'key_a',
-          atMs: AT,
+        const result = await store.inventory.write(aWrite(10n, 0, { actor: 'key_a' }));
+        expect(result).toEqual({
+          ok: true,
+          value: {
+            change: {
+              id: expect.any(BigInt),
+              before: { petId: 10n, quantity: 3, status: 'available' },
+              after: { petId: 10n, quantity: 0, status: 'sold' },
+              actor: 'key_a',
+              atMs: AT,
+            },
+            version: 2,
+            replayed: false,
+          },
         });
         const { items } = await drain(store.inventory.list());
         expect(items).toEqual([{ petId: 10n, quantity: 0, status: 'sold' }]);
         expect((await store.pets.get(petId(10n)))?.status).toBe('sold');
+        expect(await store.inventory.get(petId(10n))).toMatchObject({ version: 2 });
       });
 
-      it('records every change, oldest first, with who made it and when', async () => {
-        await store.pets.addAll([aPet(1, { quantity: quantity(1) }), aPet(2)]);
-        await store.inventory.update(petId(1n), (c) => withStock(c, quantity(4)), 'key_a', AT);
-        await store.inventory.update(petId(2n), (c) => withStock(c, quantity(9)), 'key_b', AT + 1);
-        await store.inventory.update(petId(1n), (c) => withStock(c, quantity(6)), 'key_c', AT + 2);
-        const history = await store.changes.history(petId(1n));
-        expect(history.map((h) => [h.before.quantity, h.after.quantity, h.actor, h.atMs])).toEqual([
-          [1, 4, 'key_a', AT],
-          [4, 6, 'key_c', AT + 2],
-        ]);
+      it('keeps a pending pet pending and makes a sold pet available again', async () => {
+        await store.pets.addAll([aPet(1, { status: 'pending' }), aPet(2, { quantity: quantity(0), status: 'sold' })]);
+        expect(await afterOf(store.inventory.write(aWrite(1n, 8)))).toMatchObject({ status: 'pending' });
+        expect(await afterOf(store.inventory.write(aWrite(2n, 1)))).toMatchObject({ status: 'available' });
       });
 
-      it('answers undefined for an unknown pet and records nothing', async () => {
-        const change = await store.inventory.update(petId(404n), (c) => withStock(c, quantity(1)), 'key_a', AT);
-        expect(change).toBeUndefined();
-        expect(await store.changes.history(petId(404n))).toEqual([]);
+      it('answers pet_not_found for an unknown pet and records nothing', async () => {
+        expect(await store.inventory.write(aWrite(404n, 1))).toEqual({
+          ok: false,
+          error: { code: 'pet_not_found', replayed: false },
+        });
+        expect(await store.changes.history(petId(404n), { limit: 10 })).toBeUndefined();
       });
 
-      it('keeps int64 extreme ids exact through an update', async () => {
+      it('keeps int64 extreme ids exact through a write', async () => {
         await store.pets.addAll([aPet(INT64_MAX), aPet(INT64_MIN)]);
-        const max = await store.inventory.update(petId(INT64_MAX), (c) => withStock(c, quantity(7)), 'k', AT);
-        const min = await store.inventory.update(petId(INT64_MIN), (c) => withStock(c, quantity(8)), 'k', AT);
-        expect(max?.after).toEqual({ petId: INT64_MAX, quantity: 7, status: 'available' });
-        expect(min?.after).toEqual({ petId: INT64_MIN, quantity: 8, status: 'available' });
-        expect((await store.changes.history(petId(INT64_MAX))).map((h) => h.after.petId)).toEqual([INT64_MAX]);
+        expect(await afterOf(store.inventory.write(aWrite(INT64_MAX, 7)))).toEqual({
+          petId: INT64_MAX,
+          quantity: 7,
+          status: 'available',
+        });
+        expect(await afterOf(store.inventory.write(aWrite(INT64_MIN, 8)))).toMatchObject({ petId: INT64_MIN });
+        const history = await store.changes.history(petId(INT64_MAX), { limit: 10 });
+        expect(history?.map((h) => h.after.petId)).toEqual([INT64_MAX]);
       });
 
-      it('loses no update when many run at once', async () => {
+      it('loses no write when many run at once: every one is recorded and the version counts them', async () => {
         await store.pets.addAll([aPet(1, { quantity: quantity(0), status: 'sold' })]);
-        const increment = (c: InventoryItem): InventoryItem => withStock(c, quantity(c.quantity + 1));
-        await Promise.all(Array.from({ length: 100 }, () => store.inventory.update(petId(1n), increment, 'k', AT)));
-        const { items } = await drain(store.inventory.list());
-        expect(items).toEqual([{ petId: 1n, quantity: 100, status: 'available' }]);
-        expect(await store.changes.history(petId(1n))).toHaveLength(100);
+        const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.inventory.write(aWrite(1n, i))));
+        expect(results.every((r) => r.ok)).toBe(true);
+        const versions = results.map((r) => (r.ok ? r.value.version : 0)).sort((a, b) => a - b);
+        expect(versions).toEqual(Array.from({ length: 100 }, (_, i) => i + 2));
+        expect(await store.inventory.get(petId(1n))).toMatchObject({ version: 101 });
+        expect(await store.changes.history(petId(1n), { limit: 1_000 })).toHaveLength(100);
+      });
+    });
+
+    describe('write with ifVersion', () => {
+      it('writes when the current version is listed', async () => {
+        await store.pets.addAll([aPet(1)]);
+        const result = await store.inventory.write(aWrite(1n, 9, { ifVersion: [5, 1] }));
+        expect(result).toMatchObject({ ok: true, value: { version: 2 } });
       });
 
-      it('writes nothing when the change throws', async () => {
+      it('refuses a stale version with the current one, and writes nothing', async () => {
         await store.pets.addAll([aPet(1, { quantity: quantity(3) })]);
-        const boom = (): InventoryItem => {
-          throw new Error('boom');
-        };
-        await expect(store.inventory.update(petId(1n), boom, 'k', AT)).rejects.toThrow('boom');
-        const { items } = await drain(store.inventory.list());
-        expect(items).toEqual([{ petId: 1n, quantity: 3, status: 'available' }]);
-        expect(await store.changes.history(petId(1n))).toEqual([]);
+        await store.inventory.write(aWrite(1n, 4));
+        expect(await store.inventory.write(aWrite(1n, 9, { ifVersion: [1] }))).toEqual({
+          ok: false,
+          error: { code: 'version_mismatch', currentVersion: 2, replayed: false },
+        });
+        expect(await store.inventory.get(petId(1n))).toEqual({
+          item: { petId: 1n, quantity: 4, status: 'available' },
+          version: 2,
+        });
+        expect(await store.changes.history(petId(1n), { limit: 10 })).toHaveLength(1);
+      });
+
+      it('answers pet_not_found before any version check', async () => {
+        expect(await store.inventory.write(aWrite(404n, 1, { ifVersion: [1] }))).toMatchObject({
+          ok: false,
+          error: { code: 'pet_not_found' },
+        });
+      });
+
+      it('lets exactly one of 100 concurrent writes naming the same version win', async () => {
+        await store.pets.addAll([aPet(1)]);
+        const results = await Promise.all(
+          Array.from({ length: 100 }, (_, i) => store.inventory.write(aWrite(1n, i, { ifVersion: [1] }))),
+        );
+        expect(results.filter((r) => r.ok)).toHaveLength(1);
+        expect(results.filter((r) => !r.ok && r.error.code === 'version_mismatch')).toHaveLength(99);
+        expect(await store.changes.history(petId(1n), { limit: 1_000 })).toHaveLength(1);
+      });
+    });
+
+    describe('write with an idempotency claim', () => {
+      it('replays the first outcome to a retry and writes nothing more', async () => {
+        await store.pets.addAll([aPet(1, { quantity: quantity(3) })]);
+        const first = await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1') }));
+        const retry = await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1'), atMs: AT + 1_000 }));
+        expect(first).toMatchObject({ ok: true, value: { replayed: false, version: 2 } });
+        expect(retry).toEqual(first.ok ? { ok: true, value: { ...first.value, replayed: true } } : undefined);
+        expect(await store.changes.history(petId(1n), { limit: 10 })).toHaveLength(1);
+        expect(await store.inventory.get(petId(1n))).toMatchObject({ version: 2 });
+      });
+
+      it('replays the outcome even after the stock moved on', async () => {
+        await store.pets.addAll([aPet(1)]);
+        const first = await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1') }));
+        await store.inventory.write(aWrite(1n, 0));
+        const retry = await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1') }));
+        expect(retry).toMatchObject({ ok: true, value: { replayed: true, version: 2 } });
+        expect(retry.ok && first.ok && retry.value.change).toEqual(first.ok && first.value.change);
+      });
+
+      it('replays a stored pet_not_found and version_mismatch too', async () => {
+        await store.pets.addAll([aPet(1)]);
+        await store.inventory.write(aWrite(404n, 1, { idempotency: aClaim('missing') }));
+        expect(await store.inventory.write(aWrite(404n, 1, { idempotency: aClaim('missing') }))).toEqual({
+          ok: false,
+          error: { code: 'pet_not_found', replayed: true },
+        });
+        await store.inventory.write(aWrite(1n, 1, { ifVersion: [9], idempotency: aClaim('stale') }));
+        await store.inventory.write(aWrite(1n, 2));
+        expect(await store.inventory.write(aWrite(1n, 1, { ifVersion: [9], idempotency: aClaim('stale') }))).toEqual({
+          ok: false,
+          error: { code: 'version_mismatch', currentVersion: 1, replayed: true },
+        });
+      });
+
+      it('refuses the same key on another request, and writes nothing', async () => {
+        await store.pets.addAll([aPet(1)]);
+        await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1', 'first request') }));
+        expect(await store.inventory.write(aWrite(1n, 8, { idempotency: aClaim('k1', 'other request') }))).toEqual({
+          ok: false,
+          error: { code: 'idempotency_key_reused' },
+        });
+        expect(await store.inventory.get(petId(1n))).toMatchObject({ item: { quantity: 7 }, version: 2 });
+      });
+
+      it('keeps the claims of two scopes apart', async () => {
+        await store.pets.addAll([aPet(1)]);
+        await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1', 'f', 'key_a') }));
+        const other = await store.inventory.write(aWrite(1n, 8, { idempotency: aClaim('k1', 'f', 'key_b') }));
+        expect(other).toMatchObject({ ok: true, value: { replayed: false, version: 3 } });
+      });
+
+      it('treats an expired claim as none: the key writes afresh', async () => {
+        await store.pets.addAll([aPet(1)]);
+        await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1', 'f', 'key_a', AT + 10) }));
+        const later = await store.inventory.write(
+          aWrite(1n, 8, { atMs: AT + 10, idempotency: aClaim('k1', 'g', 'key_a', AT + 20) }),
+        );
+        expect(later).toMatchObject({ ok: true, value: { replayed: false, version: 3 } });
+      });
+
+      it('writes once under concurrent retries: one change, the rest replays (or in use)', async () => {
+        await store.pets.addAll([aPet(1)]);
+        const results = await Promise.all(
+          Array.from({ length: 50 }, () => store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1') }))),
+        );
+        const firsts = results.filter((r) => r.ok && !r.value.replayed);
+        const others = results.filter(
+          (r) => (r.ok && r.value.replayed) || (!r.ok && r.error.code === 'idempotency_key_in_use'),
+        );
+        expect(firsts).toHaveLength(1);
+        expect(others).toHaveLength(49);
+        expect(await store.changes.history(petId(1n), { limit: 100 })).toHaveLength(1);
+      });
+
+      it('forgets expired outcomes in bounded batches, and only those', async () => {
+        await store.pets.addAll([aPet(1)]);
+        for (let i = 0; i < 5; i += 1) {
+          await store.inventory.write(aWrite(1n, i, { idempotency: aClaim(`old${i}`, 'f', 'key_a', AT + 100) }));
+        }
+        await store.inventory.write(aWrite(1n, 9, { idempotency: aClaim('young', 'f', 'key_a', AT + 10_000) }));
+        expect(await store.inventory.forgetExpiredOutcomes(AT + 100, 3)).toBe(3);
+        expect(await store.inventory.forgetExpiredOutcomes(AT + 100, 3)).toBe(2);
+        expect(await store.inventory.forgetExpiredOutcomes(AT + 100, 3)).toBe(0);
+        const young = await store.inventory.write(
+          aWrite(1n, 9, { idempotency: aClaim('young', 'f', 'key_a', AT + 10_000) }),
+        );
+        expect(young).toMatchObject({ ok: true, value: { replayed: true } });
+      });
+    });
+
+    describe('history', () => {
+      it('answers every change newest first, with who made it and when', async () => {
+        await store.pets.addAll([aPet(1, { quantity: quantity(1) }), aPet(2)]);
+        await store.inventory.write(aWrite(1n, 4, { actor: 'key_a', atMs: AT }));
+        await store.inventory.write(aWrite(2n, 9, { actor: 'key_b', atMs: AT + 1 }));
+        await store.inventory.write(aWrite(1n, 6, { actor: 'key_c', atMs: AT + 2 }));
+        const history = (await store.changes.history(petId(1n), { limit: 10 })) ?? [];
+        expect(history.map((h) => [h.before.quantity, h.after.quantity, h.actor, h.atMs])).toEqual([
+          [4, 6, 'key_c', AT + 2],
+          [1, 4, 'key_a', AT],
+        ]);
+        expect((history[0] as StockChange).id > (history[1] as StockChange).id).toBe(true);
+      });
+
+      it('pages with limit and before', async () => {
+        await store.pets.addAll([aPet(1)]);
+        for (let q = 1; q <= 5; q += 1) await store.inventory.write(aWrite(1n, q));
+        const first = (await store.changes.history(petId(1n), { limit: 2 })) ?? [];
+        expect(first.map((c) => c.after.quantity)).toEqual([5, 4]);
+        const second =
+          (await store.changes.history(petId(1n), { limit: 2, before: (first[1] as StockChange).id })) ?? [];
+        expect(second.map((c) => c.after.quantity)).toEqual([3, 2]);
+        const last =
+          (await store.changes.history(petId(1n), { limit: 2, before: (second[1] as StockChange).id })) ?? [];
+        expect(last.map((c) => c.after.quantity)).toEqual([1]);
+      });
+
+      it('answers an empty page for a pet without changes, and undefined for an unknown pet', async () => {
+        await store.pets.addAll([aPet(1)]);
+        expect(await store.changes.history(petId(1n), { limit: 10 })).toEqual([]);
+        expect(await store.changes.history(petId(2n), { limit: 10 })).toBeUndefined();
       });
     });
   });

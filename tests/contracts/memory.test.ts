@@ -1,5 +1,6 @@
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
+import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
@@ -17,6 +18,15 @@ describeInventoryRepositoryContract('memory', makeMemory);
 describePetCatalogContract('memory', makeMemory);
 describeOrderBookContract('memory', makeMemory);
 describeApiKeyStoreContract('memory', makeMemory);
+// The cache in front of a store must keep the store's contract (its revocations seen at once).
+describeApiKeyStoreContract('cached memory', async () => {
+  const memory = createMemoryAdapters(new ManualClock());
+  return {
+    ...memory,
+    keys: new CachedApiKeyStore(memory.keys, new ManualClock(), { ttlMs: 500 }),
+    close: async () => {},
+  };
+});
 describeRateLimiterContract('memory', async (clock, banPolicy) => ({
   limiter: new MemoryRateLimiter(clock, { banPolicy }),
   close: async () => {},

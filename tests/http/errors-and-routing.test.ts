@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
+import { delegateInventory } from '../support/delegate-inventory.js';
 import { aPet } from '../support/mothers.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
@@ -8,13 +9,12 @@ const errorOf = (response: ApiResponse): { code: string; message: string; status
 const SECRET = 'disk /var/lib/petstore is on fire';
 
 /** A store whose update throws, as a failing disk would. */
-const failingUpdates = (memory: InventoryRepository): InventoryRepository => ({
-  list: (query) => memory.list(query),
-  revision: () => memory.revision(),
-  update: async () => {
-    throw new Error(SECRET);
-  },
-});
+const failingUpdates = (memory: InventoryRepository): InventoryRepository =>
+  delegateInventory(memory, {
+    write: async () => {
+      throw new Error(SECRET);
+    },
+  });
 
 describe('routing', () => {
   let fx: HttpFixture;

@@ -5,6 +5,7 @@ import type { InventoryRepository } from '../../src/application/ports/inventory-
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { delegateInventory } from '../support/delegate-inventory.js';
 import { aPet } from '../support/mothers.js';
 import {
   type ApiResponse,
@@ -22,14 +23,13 @@ function countingReads(): { readonly reads: () => number; readonly wrap: Fixture
   let reads = 0;
   return {
     reads: () => reads,
-    wrap: (inner: InventoryRepository): InventoryRepository => ({
-      list: (query) => {
-        reads += 1;
-        return inner.list(query);
-      },
-      revision: () => inner.revision(),
-      update: (...args) => inner.update(...args),
-    }),
+    wrap: (inner: InventoryRepository): InventoryRepository =>
+      delegateInventory(inner, {
+        list: (query) => {
+          reads += 1;
+          return inner.list(query);
+        },
+      }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { InventoryQuery, InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
+import { delegateInventory } from '../support/delegate-inventory.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
 import { gate, type HttpFixture, startHttpFixture } from './support/http-fixture.js';
 import { expectMatchesDocument } from './support/openapi-contract.js';
@@ -92,9 +93,7 @@ function scriptedInventory(
     readonly finished?: () => void;
   },
 ): InventoryRepository {
-  return {
-    update: (...args) => memory.update(...args),
-    revision: () => memory.revision(),
+  return delegateInventory(memory, {
     async *list(query?: InventoryQuery): AsyncIterable<readonly InventoryItem[]> {
       let index = 0;
       try {
@@ -108,7 +107,7 @@ function scriptedInventory(
         script.finished?.();
       }
     },
-  };
+  });
 }
 
 describe('GET /v1/inventory streams a long list', () => {

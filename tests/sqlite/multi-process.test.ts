@@ -25,7 +25,7 @@ async function stockOfPet1(): Promise<{ quantity: number; afters: number[] }> {
   const storage = openSqliteStorage({ path: temp.path });
   try {
     const { items } = await drain(storage.inventory.list());
-    const history = await storage.changes.history(petId(1n));
+    const history = [...((await storage.changes.history(petId(1n), { limit: 100_000 })) ?? [])].reverse();
     return { quantity: items[0]?.quantity ?? -1, afters: history.map((h) => h.after.quantity) };
   } finally {
     storage.close();

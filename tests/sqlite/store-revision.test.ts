@@ -36,32 +36,41 @@ function onAnotherConnection(write: (db: Database.Database) => void): void {
   }
 }
 
-describe('the inventory revision of a SQLite store', () => {
+describe('the inventory stamp of a SQLite store', () => {
   it('changes when another connection commits a stock change, and the list then shows it', async () => {
-    const before = storage.inventory.revision();
+    const before = await storage.inventory.stamp();
     onAnotherConnection((db) => db.prepare('UPDATE pets SET quantity = 9, status = ? WHERE id = 1').run('available'));
-    expect(storage.inventory.revision()).not.toBe(before);
+    expect(await storage.inventory.stamp()).not.toBe(before);
     expect((await drain(storage.inventory.list())).items).toEqual([{ petId: 1n, quantity: 9, status: 'available' }]);
   });
 
   it('changes when another process commits a stock update', async () => {
-    const before = storage.inventory.revision();
+    const before = await storage.inventory.stamp();
     const worker = startWorker(INCREMENT_STOCK, [temp.path, '1', '1']);
     await worker.waitFor('ready');
     worker.child.stdin.write('go\n');
     expect(await worker.exited).toEqual({ code: 0, signal: null, stderr: '' });
-    expect(storage.inventory.revision()).not.toBe(before);
+    expect(await storage.inventory.stamp()).not.toBe(before);
     expect((await drain(storage.inventory.list())).items[0]?.quantity).toBe(1);
   });
 
-  it('stays the same while other connections only read', () => {
-    const before = storage.inventory.revision();
+  it('stays the same while other connections only read', async () => {
+    const before = await storage.inventory.stamp();
     onAnotherConnection((db) => db.prepare('SELECT * FROM pets').all());
-    expect(storage.inventory.revision()).toBe(before);
+    expect(await storage.inventory.stamp()).toBe(before);
   });
 });
 
-describe('API keys remembered by hash', () => {
+describe('the inventory stamp across a reopening', () => {
+  it('never repeats a stamp handed out before the store was closed', async () => {
+    const first = await storage.inventory.stamp();
+    storage.close();
+    storage = openSqliteStorage({ path: temp.path });
+    expect(await storage.inventory.stamp()).not.toBe(first);
+  });
+});
+
+describe('API keys looked up by hash', () => {
   it('are seen revoked at the next lookup once another connection revokes them', async () => {
     expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBeNull();
     const other = openSqliteStorage({ path: temp.path });

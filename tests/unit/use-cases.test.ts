@@ -3,16 +3,21 @@ import { MemoryApiKeyStore } from '../../src/adapters/memory/memory-api-key-stor
 import { MemoryInventoryRepository } from '../../src/adapters/memory/memory-inventory-repository.js';
 import { MemoryPetCatalog } from '../../src/adapters/memory/memory-pet-catalog.js';
 import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
+import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { KeyGenerator, KeyHasher } from '../../src/application/ports/key-crypto.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
+import { FORGET_BATCH, ForgetExpiredOutcomes } from '../../src/application/use-cases/forget-expired-outcomes.js';
+import { GetInventoryItem } from '../../src/application/use-cases/get-inventory-item.js';
 import { GetPet } from '../../src/application/use-cases/get-pet.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { ListInventory } from '../../src/application/use-cases/list-inventory.js';
+import { ListStockChanges } from '../../src/application/use-cases/list-stock-changes.js';
 import { RevokeApiKey } from '../../src/application/use-cases/revoke-api-key.js';
-import { UpdateStock } from '../../src/application/use-cases/update-stock.js';
+import { UpdateStock, type UpdateStockInput } from '../../src/application/use-cases/update-stock.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { drain } from '../contracts/storage-fixture.js';
+import { delegateInventory } from '../support/delegate-inventory.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { aPet } from '../support/mothers.js';
 
@@ -48,17 +53,25 @@ describe('use cases over the in-memory adapters', () => {
     crypto = new CountingKeys();
   });
 
+  const update = (input: Partial<UpdateStockInput> = {}, repository: InventoryRepository = inventory) =>
+    new UpdateStock(repository, clock, { idempotencyTtlMs: 60_000 }).execute({
+      petId: petId(1n),
+      quantity: quantity(0),
+      actor: 'key_1',
+      ...input,
+    });
+
   describe('UpdateStock', () => {
-    it('sets the stock, moves the status and records who did it and when', async () => {
+    it('sets the stock, moves the status, answers the new version and records who did it and when', async () => {
       await new MemoryPetCatalog(store).addAll([aPet(1, { quantity: quantity(2), status: 'pending' })]);
-      const result = await new UpdateStock(inventory, clock).execute({
-        petId: petId(1n),
-        quantity: quantity(0),
-        actor: 'key_1',
+      const result = await update();
+      expect(result).toEqual({
+        ok: true,
+        value: { entry: { item: { petId: 1n, quantity: 0, status: 'sold' }, version: 2 }, replayed: false },
       });
-      expect(result).toEqual({ ok: true, value: { petId: 1n, quantity: 0, status: 'sold' } });
-      expect(await inventory.history(petId(1n))).toEqual([
+      expect(await inventory.history(petId(1n), { limit: 10 })).toEqual([
         {
+          id: 1n,
           before: { petId: 1n, quantity: 2, status: 'pending' },
           after: { petId: 1n, quantity: 0, status: 'sold' },
           actor: 'key_1',
@@ -68,12 +81,97 @@ describe('use cases over the in-memory adapters', () => {
     });
 
     it('answers pet_not_found for an unknown pet', async () => {
-      const result = await new UpdateStock(inventory, clock).execute({
-        petId: petId(5n),
-        quantity: quantity(1),
-        actor: 'k',
+      const result = await update({ petId: petId(5n), quantity: quantity(1), actor: 'k' });
+      expect(result).toEqual({
+        ok: false,
+        error: { code: 'pet_not_found', message: 'no pet has id 5', replayed: false },
       });
-      expect(result).toEqual({ ok: false, error: { code: 'pet_not_found', message: 'no pet has id 5' } });
+    });
+
+    it('answers precondition_failed with the current version when If-Match names another', async () => {
+      await new MemoryPetCatalog(store).addAll([aPet(1)]);
+      const result = await update({ ifVersion: [3] });
+      expect(result).toMatchObject({ ok: false, error: { code: 'precondition_failed', currentVersion: 1 } });
+    });
+
+    it('keeps the outcome of a keyed write for the configured time, scoped to the actor', async () => {
+      await new MemoryPetCatalog(store).addAll([aPet(1)]);
+      const idempotency = { key: 'retry-1', fingerprint: 'f' };
+      await update({ idempotency });
+      expect(await update({ idempotency })).toMatchObject({ ok: true, value: { replayed: true } });
+      expect(await update({ idempotency, actor: 'key_2' })).toMatchObject({ ok: true, value: { replayed: false } });
+      clock.advance(60_000);
+      expect(await update({ idempotency })).toMatchObject({ ok: true, value: { replayed: false } });
+      expect(await update({ idempotency: { key: 'retry-1', fingerprint: 'g' } })).toMatchObject({
+        ok: false,
+        error: { code: 'idempotency_key_reused' },
+      });
+    });
+
+    it('answers idempotency_key_in_use while the first write of a key is still under way', async () => {
+      await new MemoryPetCatalog(store).addAll([aPet(1)]);
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const slow = delegateInventory(inventory, {
+        write: async (command) => {
+          await held;
+          return inventory.write(command);
+        },
+      });
+      const useCase = new UpdateStock(slow, clock);
+      const input = {
+        petId: petId(1n),
+        quantity: quantity(4),
+        actor: 'key_1',
+        idempotency: { key: 'k', fingerprint: 'f' },
+      };
+      const first = useCase.execute(input);
+      expect(await useCase.execute(input)).toMatchObject({ ok: false, error: { code: 'idempotency_key_in_use' } });
+      release();
+      expect(await first).toMatchObject({ ok: true, value: { replayed: false } });
+      expect(await useCase.execute(input)).toMatchObject({ ok: true, value: { replayed: true } });
+    });
+  });
+
+  describe('GetInventoryItem', () => {
+    it('answers the entry with its version, or pet_not_found', async () => {
+      await new MemoryPetCatalog(store).addAll([aPet(1)]);
+      const get = new GetInventoryItem(inventory);
+      expect(await get.execute({ petId: petId(1n) })).toEqual({
+        ok: true,
+        value: { item: { petId: 1n, quantity: 5, status: 'available' }, version: 1 },
+      });
+      expect(await get.execute({ petId: petId(2n) })).toMatchObject({ ok: false, error: { code: 'pet_not_found' } });
+    });
+  });
+
+  describe('ListStockChanges', () => {
+    it('answers a page of changes newest first, or pet_not_found', async () => {
+      await new MemoryPetCatalog(store).addAll([aPet(1)]);
+      for (const q of [1, 2, 3]) await update({ quantity: quantity(q) });
+      const list = new ListStockChanges(inventory);
+      const page = await list.execute({ petId: petId(1n), limit: 2 });
+      expect(page.ok && page.value.map((c) => c.after.quantity)).toEqual([3, 2]);
+      expect(await list.execute({ petId: petId(9n), limit: 2 })).toMatchObject({
+        ok: false,
+        error: { code: 'pet_not_found' },
+      });
+    });
+  });
+
+  describe('ForgetExpiredOutcomes', () => {
+    it('forgets every expired outcome, batch after batch, and keeps the others', async () => {
+      await new MemoryPetCatalog(store).addAll([aPet(1)]);
+      for (let i = 0; i < FORGET_BATCH + 3; i += 1) {
+        await update({ quantity: quantity(i), idempotency: { key: `k${i}`, fingerprint: 'f' } });
+      }
+      clock.advance(30_000);
+      await update({ idempotency: { key: 'young', fingerprint: 'f' } });
+      clock.advance(30_000);
+      expect(await new ForgetExpiredOutcomes(inventory, clock).execute()).toBe(FORGET_BATCH + 3);
+      expect(store.claims.size).toBe(1);
     });
   });
 

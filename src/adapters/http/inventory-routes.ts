@@ -55,7 +55,7 @@ function updateInventory(deps: InventoryRouteDeps): RouteMiddleware {
     if (actor === undefined) throw new Error('updateInventory reached without an authenticated key');
     const updated = await deps.updateStock.execute({ petId: petId.value, quantity: quantity.value, actor });
     if (!updated.ok) return sendError(ctx, updated.error.code, updated.error.message);
-    sendJson(ctx, itemJson(updated.value));
+    sendJson(ctx, itemJson(updated.value.entry.item));
   };
 }
 

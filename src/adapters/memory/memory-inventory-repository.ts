@@ -1,15 +1,27 @@
-import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
-import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
+import type {
+  InventoryQuery,
+  InventoryRepository,
+  StockWrite,
+  StockWriteResult,
+} from '../../application/ports/inventory-repository.js';
+import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { StockChange } from '../../domain/stock-change.js';
+import { type InventoryEntry, planStockWrite } from '../../domain/stock-write.js';
+import { answerFromClaim, outcomeOf, resultOf } from '../shared/stock-outcome.js';
 import type { MemoryStore, StoredPet } from './memory-store.js';
 
 const CHUNK = 1_000;
 
 const itemOf = (stored: StoredPet): InventoryItem => inventoryItem(stored.pet.id, stored.quantity, stored.pet.status);
 
-/** Stock levels in process memory. Single-threaded JavaScript makes each update atomic. */
+const claimKey = (scope: string, key: string): string => `${scope}\u0000${key}`;
+
+/**
+ * Stock levels in process memory. Single-threaded JavaScript makes each write atomic: nothing else
+ * runs between its read and its write, as nothing else would inside a store's transaction.
+ */
 export class MemoryInventoryRepository implements InventoryRepository, StockChangeLog {
   constructor(private readonly store: MemoryStore) {}
 
@@ -27,29 +39,67 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
     }
   }
 
-  revision(): string {
-    return this.store.petsRevision();
-  }
-
-  async update(
-    petId: PetId,
-    change: (current: InventoryItem) => InventoryItem,
-    actor: string,
-    atMs: number,
-  ): Promise<StockChange | undefined> {
+  async get(petId: PetId): Promise<InventoryEntry | undefined> {
     const stored = this.store.pets.get(petId);
-    if (stored === undefined) return undefined;
-    const before = itemOf(stored);
-    const after = change(before);
-    stored.quantity = after.quantity;
-    stored.pet = { ...stored.pet, status: after.status };
-    this.store.petsWritten();
-    const record: StockChange = { before, after, actor, atMs };
-    this.store.changes.push(record);
-    return record;
+    return stored === undefined ? undefined : { item: itemOf(stored), version: stored.version };
   }
 
-  async history(petId: PetId): Promise<readonly StockChange[]> {
-    return this.store.changes.filter((c) => c.after.petId === petId);
+  async stamp(): Promise<string> {
+    return this.store.petsStamp();
+  }
+
+  async write(command: StockWrite): Promise<StockWriteResult> {
+    const claim = command.idempotency;
+    if (claim !== undefined) {
+      const answer = answerFromClaim(this.store.claims.get(claimKey(claim.scope, claim.key)), claim, command.atMs);
+      if (answer !== undefined) return answer;
+    }
+    const stored = this.store.pets.get(command.petId);
+    const current = stored === undefined ? undefined : { item: itemOf(stored), version: stored.version };
+    const plan = planStockWrite(current, command.quantity, command.ifVersion);
+    let changeId: bigint | undefined;
+    if (plan.kind === 'write' && stored !== undefined) {
+      stored.quantity = plan.after.quantity;
+      stored.pet = { ...stored.pet, status: plan.after.status };
+      stored.version = plan.version;
+      this.store.petsWritten();
+      changeId = BigInt(this.store.changes.length + 1);
+    }
+    const outcome = outcomeOf(plan, command, changeId);
+    if (outcome.kind === 'changed') this.store.changes.push(outcome.change);
+    if (claim !== undefined) {
+      this.store.claims.set(claimKey(claim.scope, claim.key), {
+        fingerprint: claim.fingerprint,
+        expiresAtMs: claim.expiresAtMs,
+        outcome,
+      });
+    }
+    return resultOf(outcome, false);
+  }
+
+  async forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
+    let forgotten = 0;
+    for (const [key, claim] of this.store.claims) {
+      if (forgotten >= max) break;
+      if (claim.expiresAtMs > nowMs) continue;
+      this.store.claims.delete(key);
+      forgotten += 1;
+    }
+    return forgotten;
+  }
+
+  async history(petId: PetId, page: StockChangePage): Promise<readonly StockChange[] | undefined> {
+    if (!this.store.pets.has(petId)) return undefined;
+    const found: StockChange[] = [];
+    // Ids are positions plus one, so a page starts just below `before` and walks back.
+    const start =
+      page.before === undefined
+        ? this.store.changes.length
+        : Math.min(Number(page.before) - 1, this.store.changes.length);
+    for (let i = start - 1; i >= 0 && found.length < page.limit; i -= 1) {
+      const change = this.store.changes[i] as StockChange;
+      if (change.after.petId === petId) found.push(change);
+    }
+    return found;
   }
 }

@@ -3,6 +3,7 @@ import { type DomainError, domainError } from '../../domain/errors.js';
 import type { Pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
 import { fail, ok, type Result } from '../../domain/result.js';
+import { FIRST_VERSION } from '../../domain/stock-write.js';
 import type { MemoryStore } from './memory-store.js';
 
 export class MemoryPetCatalog implements PetCatalog {
@@ -29,7 +30,7 @@ export class MemoryPetCatalog implements PetCatalog {
         tags: p.tags ?? [],
         status: p.status,
       };
-      this.store.pets.set(p.id, { pet, quantity: p.quantity });
+      this.store.pets.set(p.id, { pet, quantity: p.quantity, version: FIRST_VERSION });
       this.store.insertPetId(p.id);
     }
     this.store.petsWritten();

@@ -1,14 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
 import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { Quantity } from '../../domain/quantity.js';
 import type { StockChange } from '../../domain/stock-change.js';
+import type { StoredClaim } from '../shared/stock-outcome.js';
 
 /** One pet and its stock, kept together as the SQLite adapter keeps them in one row. */
 export interface StoredPet {
   pet: Pet;
   quantity: Quantity;
+  /** 1 when added, one more with every stock change. */
+  version: number;
 }
 
 /**
@@ -19,7 +23,10 @@ export class MemoryStore {
   readonly pets = new Map<PetId, StoredPet>();
   /** Pet ids in ascending order, kept sorted on insert so listing needs no sort. */
   readonly sortedIds: PetId[] = [];
+  /** Every stock change, oldest first; a change's id is its position plus one. */
   readonly changes: StockChange[] = [];
+  /** The stored outcomes of idempotent writes, by scope and key. */
+  readonly claims = new Map<string, StoredClaim>();
   readonly orders = new Map<bigint, Order>();
   readonly keys = new Map<string, { record: ApiKeyRecord; hash: string }>();
   readonly keyIdsByHash = new Map<string, string>();
@@ -30,9 +37,12 @@ export class MemoryStore {
     this.petWrites += 1;
   }
 
+  /** Random per store, so that a new store (a restart) never repeats an earlier store's stamps. */
+  private readonly epoch = randomUUID();
+
   /** Changes with every write to pets or stock, so equal values mean an unchanged inventory. */
-  petsRevision(): string {
-    return String(this.petWrites);
+  petsStamp(): string {
+    return `${this.epoch}.${this.petWrites}`;
   }
 
   insertPetId(id: PetId): void {

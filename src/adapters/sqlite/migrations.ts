@@ -14,6 +14,8 @@ import type { Database } from 'better-sqlite3';
  * - API keys keep only the SHA-256 hash. Limits are stored for enterprise keys alone: the other plans
  *   take their published limits from the code, so a change of a plan's limits reaches every key of it.
  * - STRICT tables and CHECK constraints refuse a value the domain would refuse, whoever writes it.
+ * - `stock_changes.seq` is the change's id in the API: it grows with every insert, so it orders a pet's
+ *   history and pages it.
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -63,6 +65,23 @@ export const MIGRATIONS: readonly string[] = [
     CHECK ((plan = 'enterprise') = (per_minute IS NOT NULL AND per_day IS NOT NULL))
   ) STRICT;
   CREATE INDEX api_keys_by_age ON api_keys (created_at_ms, id);
+  `,
+  // 2: versions and idempotent writes (1.1). An entry's version counts its changes: an existing pet
+  // starts at 1 plus the changes already recorded, as if versions had always been kept. The outcome of
+  // a keyed write lives beside the change it answered, written in the same transaction.
+  `
+  ALTER TABLE pets ADD COLUMN version INTEGER NOT NULL DEFAULT 1 CHECK (version >= 1);
+  UPDATE pets SET version = 1 + (SELECT count(*) FROM stock_changes WHERE pet_id = pets.id);
+
+  CREATE TABLE idempotency_claims (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    expires_at_ms INTEGER NOT NULL,
+    PRIMARY KEY (scope, key)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX idempotency_claims_by_expiry ON idempotency_claims (expires_at_ms);
   `,
 ];
 

@@ -2,7 +2,6 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { ApiKeyStore, NewApiKey } from '../../application/ports/api-key-store.js';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
 import { isPlan, PLAN_POLICIES, policyForPlan, rateLimitPolicy } from '../../domain/plan.js';
-import type { StoreRevision } from './store-revision.js';
 
 interface KeyRow {
   readonly id: string;
@@ -17,9 +16,6 @@ interface KeyRow {
 type InsertParams = [string, string, string, number | null, number | null, string | null, number];
 
 const COLUMNS = 'id, plan, per_minute, per_day, label, created_at_ms, revoked_at_ms';
-
-/** The most keys remembered by hash; past it the longest kept is forgotten. */
-const REMEMBERED_KEYS = 1_000;
 
 function recordOfRow(row: KeyRow): ApiKeyRecord {
   if (!isPlan(row.plan)) throw new Error(`API key ${row.id} has the unknown plan ${row.plan}`);
@@ -51,25 +47,17 @@ function limitsToStore(key: NewApiKey): [number | null, number | null] {
 }
 
 /**
- * The `api_keys` table: hashes of keys, never keys. Every request looks its key up by hash, so the keys
- * found are remembered, tagged with the table's revision: any write to the file by another connection (a
- * `keys revoke` from the admin CLI) or to the table by this one forgets them all, so a revocation takes
- * effect on the very next request. Unknown hashes are not remembered: junk cannot push real keys out.
+ * The `api_keys` table: hashes of keys, never keys. Every lookup reads the table; a cache with a stated
+ * staleness bound (CachedApiKeyStore) goes in front of it where the composition wants one.
  */
 export class SqliteApiKeyStore implements ApiKeyStore {
-  private readonly remembered = new Map<string, ApiKeyRecord>();
-  private rememberedAt: string | undefined;
   private readonly byHash: Statement<[string], KeyRow>;
   private readonly byId: Statement<[string], KeyRow>;
   private readonly all: Statement<[], KeyRow>;
   private readonly insert: Statement<InsertParams>;
   private readonly revokeNow: (id: string, atMs: number) => KeyRow | undefined;
 
-  /** `revision` covers the `api_keys` table; this store bumps it on each of its writes. */
-  constructor(
-    db: Database,
-    private readonly revision: StoreRevision,
-  ) {
+  constructor(db: Database) {
     this.byHash = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE hash = ?`);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`);
     this.all = db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at_ms, id`);
@@ -83,29 +71,13 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     );
     this.revokeNow = db.transaction((id: string, atMs: number) => {
       revoke.run(atMs, id);
-      revision.bump();
       return this.byId.get(id);
     });
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    // Read before the lookup: a write after this point moves the revision, so a record read before it
-    // is never taken for the state of a later revision.
-    const revision = this.revision.current();
-    if (revision !== this.rememberedAt) {
-      this.remembered.clear();
-      this.rememberedAt = revision;
-    }
-    const known = this.remembered.get(hash);
-    if (known !== undefined) return known;
     const row = this.byHash.get(hash);
-    if (row === undefined) return undefined;
-    const record = recordOfRow(row);
-    if (this.remembered.size >= REMEMBERED_KEYS) {
-      this.remembered.delete(this.remembered.keys().next().value as string);
-    }
-    this.remembered.set(hash, record);
-    return record;
+    return row === undefined ? undefined : recordOfRow(row);
   }
 
   async findById(id: string): Promise<ApiKeyRecord | undefined> {
@@ -117,7 +89,6 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   async add(key: NewApiKey): Promise<void> {
     const [perMinute, perDay] = limitsToStore(key);
     this.insert.run(key.id, key.hash, key.plan, perMinute, perDay, key.label, key.createdAtMs);
-    this.revision.bump();
   }
 
   async list(): Promise<readonly ApiKeyRecord[]> {

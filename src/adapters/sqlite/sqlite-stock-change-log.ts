@@ -1,37 +1,54 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
+import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
 import { inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import type { StockChange } from '../../domain/stock-change.js';
 
-interface ChangeRow {
-  readonly before_quantity: bigint;
-  readonly before_status: string;
-  readonly after_quantity: bigint;
-  readonly after_status: string;
-  readonly actor: string;
-  readonly at_ms: bigint;
-}
+type ChangeRow = readonly [
+  seq: bigint,
+  beforeQuantity: bigint,
+  beforeStatus: string,
+  afterQuantity: bigint,
+  afterStatus: string,
+  actor: string,
+  atMs: bigint,
+];
 
-/** The `stock_changes` table, which SqliteInventoryRepository writes in each update's transaction. */
+const COLUMNS = 'seq, before_quantity, before_status, after_quantity, after_status, actor, at_ms';
+
+/** The largest change id: a page with no `before` starts below it. */
+const SEQ_MAX = 2n ** 63n - 1n;
+
+/** The `stock_changes` table, which SqliteInventoryRepository writes in each write's transaction. */
 export class SqliteStockChangeLog implements StockChangeLog {
-  private readonly ofPet: Statement<[bigint], ChangeRow>;
+  private readonly page: Statement<[bigint, bigint, number], ChangeRow>;
+  private readonly petExists: Statement<[bigint], bigint>;
+  private readonly pageOfPet: (petId: bigint, before: bigint, limit: number) => readonly ChangeRow[] | undefined;
 
   constructor(db: Database) {
-    // `seq` grows with every insert, so it orders a pet's changes as they were committed.
-    this.ofPet = db.prepare(
-      `SELECT before_quantity, before_status, after_quantity, after_status, actor, at_ms
-       FROM stock_changes WHERE pet_id = ? ORDER BY seq`,
+    // `seq` grows with every insert, so it orders a pet's changes as they were committed; the index on
+    // (pet_id, seq) serves a page by walking back from `before`.
+    this.page = db
+      .prepare<[bigint, bigint, number], ChangeRow>(
+        `SELECT ${COLUMNS} FROM stock_changes WHERE pet_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+      )
+      .raw();
+    this.petExists = db.prepare<[bigint], bigint>('SELECT 1 FROM pets WHERE id = ?').pluck();
+    // One read transaction, so the pet's existence and its page are of the same moment.
+    this.pageOfPet = db.transaction((petId: bigint, before: bigint, limit: number) =>
+      this.petExists.get(petId) === undefined ? undefined : this.page.all(petId, before, limit),
     );
   }
 
-  async history(petId: PetId): Promise<readonly StockChange[]> {
-    return this.ofPet.all(petId).map((row) => ({
-      before: inventoryItem(petId, Number(row.before_quantity), row.before_status as PetStatus),
-      after: inventoryItem(petId, Number(row.after_quantity), row.after_status as PetStatus),
-      actor: row.actor,
-      atMs: Number(row.at_ms),
+  async history(petId: PetId, page: StockChangePage): Promise<readonly StockChange[] | undefined> {
+    const rows = this.pageOfPet(petId, page.before ?? SEQ_MAX, page.limit);
+    return rows?.map((row) => ({
+      id: row[0],
+      before: inventoryItem(petId, Number(row[1]), row[2] as PetStatus),
+      after: inventoryItem(petId, Number(row[3]), row[4] as PetStatus),
+      actor: row[5],
+      atMs: Number(row[6]),
     }));
   }
 }

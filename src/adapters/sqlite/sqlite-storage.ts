@@ -83,7 +83,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     changes: new SqliteStockChangeLog(db),
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
-    keys: new SqliteApiKeyStore(db, new StoreRevision(db)),
+    keys: new SqliteApiKeyStore(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,
     close: () => {
       if (!db.open) return;

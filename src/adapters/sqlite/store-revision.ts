@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 
 /**
@@ -6,11 +7,14 @@ import type { Database, Statement } from 'better-sqlite3';
  * to the file, but never for this connection's own commits; those are counted here, by every write of
  * this connection to the tables this revision covers calling `bump`. Together the two cover every
  * writer. A commit elsewhere to any other table moves the revision too: a needless change only costs a
- * reader a fresh read, while a missed one would serve stale data.
+ * reader a fresh read, while a missed one would serve stale data. Both counters start again with every
+ * connection, so a random epoch of the connection goes in front: a revision never repeats one handed out
+ * before a restart, which a client may still hold as an entity tag.
  */
 export class StoreRevision {
   private readonly dataVersion: Statement<[], bigint>;
   private localWrites = 0;
+  private readonly epoch = randomUUID();
 
   constructor(db: Database) {
     // Prepared once: reading it is a step of a cached statement, no parsing.
@@ -27,6 +31,6 @@ export class StoreRevision {
 
   /** Changes whenever a covered table may have changed since the last call; equal values mean it did not. */
   current(): string {
-    return `${this.dataVersion.get()}.${this.localWrites}`;
+    return `${this.epoch}.${this.dataVersion.get()}.${this.localWrites}`;
   }
 }

@@ -10,10 +10,10 @@ export class ListInventory {
   }
 
   /**
-   * The store's revision (see InventoryRepository.revision): while it is unchanged, so is the list, and a
-   * caller may answer from a copy it made at that revision.
+   * The store's stamp (see InventoryRepository.stamp): while it is unchanged, so is the list, and a
+   * caller may answer from a copy it made at that stamp, or tag the list with it.
    */
-  revision(): string {
-    return this.inventory.revision();
+  stamp(): Promise<string> {
+    return this.inventory.stamp();
   }
 }

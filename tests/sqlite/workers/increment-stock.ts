@@ -1,7 +1,9 @@
 /**
  * A separate process for the concurrency and crash tests: opens the database, says `ready`, waits for
  * `go` on stdin, then adds 1 to the stock of pet 1 `count` times with `inFlight` updates at once,
- * printing `committed <quantity after>` as each update's promise resolves. Any error goes to stderr
+ * printing `committed <quantity after>` as each update's promise resolves. Each increment is a read and
+ * a conditional write of the version read (If-Match, as a client would), retried when another writer
+ * got there first: a lost update would show as a missing count. Any error goes to stderr
  * and the exit code is 1.
  *
  * Around the updates it prints `started` and `finished`, so that a parent can tell the runs of two
@@ -11,7 +13,6 @@
  */
 import { createInterface } from 'node:readline';
 import { openSqliteStorage } from '../../../src/adapters/sqlite/sqlite-storage.js';
-import { type InventoryItem, withStock } from '../../../src/domain/inventory-item.js';
 import { petId } from '../../../src/domain/pet-id.js';
 import { quantity } from '../../../src/domain/quantity.js';
 
@@ -23,7 +24,6 @@ const count = Number(countText);
 const inFlight = Number(inFlightText);
 
 const storage = openSqliteStorage({ path });
-const increment = (c: InventoryItem): InventoryItem => withStock(c, quantity(c.quantity + 1));
 
 async function waitForGo(): Promise<void> {
   process.stdout.write('ready\n');
@@ -31,14 +31,30 @@ async function waitForGo(): Promise<void> {
   throw new Error('stdin closed before go');
 }
 
+/** Adds 1 to pet 1's stock, retrying on a version another writer moved; resolves to the new quantity. */
+async function increment(): Promise<number> {
+  for (;;) {
+    const entry = await storage.inventory.get(petId(1n));
+    if (entry === undefined) throw new Error('pet 1 is missing');
+    const result = await storage.inventory.write({
+      petId: petId(1n),
+      quantity: quantity(entry.item.quantity + 1),
+      actor: `pid-${process.pid}`,
+      atMs: Date.now(),
+      ifVersion: [entry.version],
+    });
+    if (result.ok) return result.value.change.after.quantity;
+    if (result.error.code !== 'version_mismatch') throw new Error(`the write was refused: ${result.error.code}`);
+  }
+}
+
 let started = 0;
 async function lane(): Promise<void> {
   while (started < count) {
     started += 1;
-    const change = await storage.inventory.update(petId(1n), increment, `pid-${process.pid}`, Date.now());
-    if (change === undefined) throw new Error('pet 1 is missing');
+    const after = await increment();
     // Pipes are written synchronously on Linux: once this returns, the parent can read the line.
-    process.stdout.write(`committed ${change.after.quantity}\n`);
+    process.stdout.write(`committed ${after}\n`);
   }
 }
 

@@ -1,0 +1,17 @@
+import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
+
+/**
+ * An InventoryRepository that passes every call to `inner` except the ones `overrides` replaces: a
+ * store that fails, holds or counts in one place, and is the real one everywhere else.
+ */
+export const delegateInventory = (
+  inner: InventoryRepository,
+  overrides: Partial<InventoryRepository>,
+): InventoryRepository => ({
+  list: (query) => inner.list(query),
+  get: (id) => inner.get(id),
+  stamp: () => inner.stamp(),
+  write: (command) => inner.write(command),
+  forgetExpiredOutcomes: (nowMs, max) => inner.forgetExpiredOutcomes(nowMs, max),
+  ...overrides,
+});

@@ -1,0 +1,89 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { MemoryApiKeyStore } from '../../src/adapters/memory/memory-api-key-store.js';
+import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
+import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
+import type { ApiKeyStore } from '../../src/application/ports/api-key-store.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { aKeyRecord } from '../support/mothers.js';
+
+const HASH = 'a'.repeat(64);
+const AT = Date.UTC(2026, 5, 1);
+
+/** Counts the lookups that reach the store behind the cache. */
+function counting(inner: ApiKeyStore): { store: ApiKeyStore; reads: () => number } {
+  let reads = 0;
+  return {
+    reads: () => reads,
+    store: {
+      findByHash: (hash) => {
+        reads += 1;
+        return inner.findByHash(hash);
+      },
+      findById: (id) => inner.findById(id),
+      add: (key) => inner.add(key),
+      list: () => inner.list(),
+      revoke: (id, atMs) => inner.revoke(id, atMs),
+    },
+  };
+}
+
+describe('CachedApiKeyStore', () => {
+  let clock: ManualClock;
+  let inner: MemoryApiKeyStore;
+  let counted: ReturnType<typeof counting>;
+  let cached: CachedApiKeyStore;
+  beforeEach(async () => {
+    clock = new ManualClock();
+    inner = new MemoryApiKeyStore(new MemoryStore());
+    await inner.add({ ...aKeyRecord('key_a'), hash: HASH });
+    counted = counting(inner);
+    cached = new CachedApiKeyStore(counted.store, clock, { ttlMs: 500 });
+  });
+
+  it('answers a key found by hash from memory for ttlMs, then reads the store again', async () => {
+    await cached.findByHash(HASH);
+    clock.advance(499);
+    await cached.findByHash(HASH);
+    expect(counted.reads()).toBe(1);
+    clock.advance(1);
+    await cached.findByHash(HASH);
+    expect(counted.reads()).toBe(2);
+  });
+
+  it('sees a revocation made elsewhere once ttlMs has passed, never later', async () => {
+    expect((await cached.findByHash(HASH))?.revokedAtMs).toBeNull();
+    await inner.revoke('key_a', AT);
+    clock.advance(500);
+    expect((await cached.findByHash(HASH))?.revokedAtMs).toBe(AT);
+  });
+
+  it('sees a revocation made through it at once', async () => {
+    await cached.findByHash(HASH);
+    await cached.revoke('key_a', AT);
+    expect((await cached.findByHash(HASH))?.revokedAtMs).toBe(AT);
+  });
+
+  it('never remembers an unknown hash, so a key added elsewhere is found on its first use', async () => {
+    const other = 'b'.repeat(64);
+    expect(await cached.findByHash(other)).toBeUndefined();
+    await inner.add({ ...aKeyRecord('key_b'), hash: other });
+    expect((await cached.findByHash(other))?.id).toBe('key_b');
+  });
+
+  it('keeps at most maxEntries keys, forgetting the oldest', async () => {
+    const small = new CachedApiKeyStore(counted.store, clock, { ttlMs: 500, maxEntries: 1 });
+    const other = 'b'.repeat(64);
+    await inner.add({ ...aKeyRecord('key_b'), hash: other });
+    await small.findByHash(HASH);
+    await small.findByHash(other);
+    await small.findByHash(HASH);
+    expect(counted.reads()).toBe(3);
+  });
+
+  it('reads the store every time with ttlMs 0', async () => {
+    const uncached = new CachedApiKeyStore(counted.store, clock, { ttlMs: 0 });
+    await uncached.findByHash(HASH);
+    await uncached.findByHash(HASH);
+    expect(counted.reads()).toBe(2);
+  });
+});
