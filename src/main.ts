@@ -2,16 +2,24 @@
  * The composition root. `node dist/main.js serve` (npm start) runs the HTTP service; any other
  * arguments run the admin CLI (`npm run --silent petstore -- keys create --plan free`).
  */
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { isAdminCommand, runAdminCli } from './adapters/cli/admin-cli.js';
+import { describeUrl } from './adapters/postgres/postgres-storage.js';
 import { type Config, ConfigError, readConfig } from './composition/config.js';
 import { buildContainer, closeables, healthChecks, resolve } from './composition/container.js';
 import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
 import { startOutcomePurge } from './composition/outcome-purge.js';
+import { postgresStorageModule } from './composition/postgres-module.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
+
+/** PostgreSQL when DATABASE_URL is set, else the SQLite file: opened (and migrated) before the container. */
+const storageOf = (config: Config, logger: Logger) =>
+  config.databaseUrl === undefined
+    ? Promise.resolve('sqlite' as const)
+    : postgresStorageModule({ ...config, databaseUrl: config.databaseUrl }, logger);
 
 async function serve(config: Config): Promise<void> {
   const destination = pino.destination({ dest: 1, sync: false });
@@ -27,13 +35,13 @@ async function serve(config: Config): Promise<void> {
   const redis = config.redisUrl === undefined ? [] : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
-    storage: 'sqlite',
+    storage: await storageOf(config, logger),
     modules: [...redis, httpModule(config, readiness, () => checks())],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);
 
-  if (config.env === 'development' && resolve(container, TOKENS.storageIsEmpty)()) {
+  if (config.env === 'development' && (await resolve(container, TOKENS.storageIsEmpty)())) {
     const key = await seedDevelopment(core);
     process.stdout.write(
       [
@@ -60,7 +68,8 @@ async function serve(config: Config): Promise<void> {
   readiness.ready = true;
   const stopPurge = startOutcomePurge(core, logger);
   const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
-  logger.info({ url: `${running.url}/v1`, env: config.env, db: config.dbPath, limiter }, 'listening');
+  const db = config.databaseUrl === undefined ? config.dbPath : describeUrl(config.databaseUrl);
+  logger.info({ url: `${running.url}/v1`, env: config.env, db, limiter }, 'listening');
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -79,7 +88,8 @@ async function serve(config: Config): Promise<void> {
 }
 
 async function admin(argv: readonly string[], config: Config): Promise<number> {
-  const container = buildContainer(config, pino({ level: 'silent' }), { storage: 'sqlite' });
+  const logger = pino({ level: 'silent' });
+  const container = buildContainer(config, logger, { storage: await storageOf(config, logger) });
   try {
     return await runAdminCli(argv, resolve(container, TOKENS.core));
   } finally {
