@@ -1,9 +1,9 @@
 import type { NewPet, PetCatalog } from '../../application/ports/pet-catalog.js';
 import { type DomainError, domainError } from '../../domain/errors.js';
 import type { Pet } from '../../domain/pet.js';
-import { type PetId, petId } from '../../domain/pet-id.js';
-import { isPetStatus } from '../../domain/pet-status.js';
+import type { PetId } from '../../domain/pet-id.js';
 import { fail, ok, type Result } from '../../domain/result.js';
+import { petOfColumns, photosText, tagsText } from '../shared/pet-columns.js';
 import { countWrite } from './inventory-stamp.js';
 import { slices, valuesList } from './multi-row.js';
 import type { PostgresDatabase, Queryable } from './postgres-database.js';
@@ -18,35 +18,8 @@ type PetRow = [
   tags: string,
 ];
 
-/** Tags as stored: the id as decimal text, since a JSON number past 2^53 is rounded by most readers. */
-interface StoredTag {
-  readonly id: string;
-  readonly name: string;
-}
-
-const NONE = '[]';
-
-const tagsText = (tags: NewPet['tags']): string =>
-  tags === undefined || tags.length === 0
-    ? NONE
-    : JSON.stringify(tags.map((t): StoredTag => ({ id: t.id.toString(), name: t.name })));
-
-const photosText = (urls: NewPet['photoUrls']): string =>
-  urls === undefined || urls.length === 0 ? NONE : JSON.stringify(urls);
-
-function petOfRow([id, name, status, categoryId, categoryName, photoUrls, tags]: PetRow): Pet {
-  if (!isPetStatus(status)) throw new Error(`pet ${id} has the unknown status ${status}`);
-  return {
-    id: petId(id),
-    name,
-    ...(categoryId === null || categoryName === null
-      ? {}
-      : { category: { id: BigInt(categoryId), name: categoryName } }),
-    photoUrls: JSON.parse(photoUrls) as string[],
-    tags: (JSON.parse(tags) as StoredTag[]).map((t) => ({ id: BigInt(t.id), name: t.name })),
-    status,
-  };
-}
+const petOfRow = ([id, name, status, categoryId, categoryName, photoUrls, tags]: PetRow): Pet =>
+  petOfColumns({ id, name, status, categoryId, categoryName, photoUrls, tags });
 
 /** Refuses a batch that names one id twice, naming the id: the table would only say "conflict". */
 function repeatedId(pets: readonly NewPet[]): PetId | undefined {
