@@ -199,19 +199,30 @@ export class PostgresDatabase implements Queryable {
     } catch (error) {
       throw classified(error);
     }
+    // A connection lost while checked out is reported here too; without a listener the event would
+    // crash the process. The statement under way fails on its own, and the client is destroyed below.
+    let lost: Error | undefined;
+    const onError = (error: Error): void => {
+      lost = error;
+    };
+    client.on('error', onError);
+    const release = (error?: Error): void => {
+      client.off('error', onError);
+      client.release(error ?? lost);
+    };
     const tx = queryableOf(client);
     try {
       await tx.run('BEGIN');
       const result = await work(tx);
       await tx.run('COMMIT');
-      client.release();
+      release();
       return result;
     } catch (error) {
       try {
-        await client.query('ROLLBACK');
-        client.release();
+        if (lost === undefined) await client.query('ROLLBACK');
+        release();
       } catch (rollbackError) {
-        client.release(rollbackError instanceof Error ? rollbackError : true);
+        release(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
       }
       throw error;
     }
