@@ -81,6 +81,17 @@ export interface Queryable {
   run(text: string, values?: readonly SqlValue[]): Promise<number>;
 }
 
+/** The connection of one transaction. */
+export interface Transaction extends Queryable {
+  /**
+   * Sends COMMIT now, behind the statements already sent, without waiting for their answers: on a
+   * pipelined connection the last statements and the commit share one round trip. Should one of
+   * them fail, PostgreSQL answers the COMMIT by rolling back, and that statement's failure is thrown
+   * where it is awaited. Without it, the transaction commits once `work` resolves.
+   */
+  commit(): Promise<void>;
+}
+
 const queryableOf = (target: pg.Pool | pg.PoolClient): Queryable => ({
   async rows<R extends readonly unknown[]>(text: string, values: readonly SqlValue[] = []) {
     try {
@@ -128,6 +139,9 @@ export class PostgresDatabase implements Queryable {
       // A process that stalls inside a transaction must not hold its row locks for long.
       idle_in_transaction_session_timeout: statementTimeoutMs * 2,
       keepAlive: true,
+      // Statements are sent without waiting for the answers before them: a transaction's statements
+      // that do not depend on one another share a round trip (see PostgresInventoryRepository.write).
+      pipeline: true,
       application_name: 'petstore',
       types,
     });
@@ -149,7 +163,7 @@ export class PostgresDatabase implements Queryable {
    * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
    * throws. A connection whose rollback fails is destroyed rather than given back to the pool.
    */
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.track(this.inTransaction(work));
   }
 
@@ -192,7 +206,7 @@ export class PostgresDatabase implements Queryable {
     await this.pool.end();
   }
 
-  private async inTransaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  private async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -210,11 +224,23 @@ export class PostgresDatabase implements Queryable {
       client.off('error', onError);
       client.release(error ?? lost);
     };
-    const tx = queryableOf(client);
+    const statements = queryableOf(client);
+    let committed: Promise<number> | undefined;
+    const tx: Transaction = {
+      ...statements,
+      commit: async () => {
+        committed ??= statements.run('COMMIT');
+        await committed;
+      },
+    };
     try {
-      await tx.run('BEGIN');
+      // Not awaited: on a pipelined connection BEGIN travels with the work's first statements. Should
+      // it fail, so do they, and their failure is the one thrown.
+      const begun = statements.run('BEGIN');
+      begun.catch(() => {});
       const result = await work(tx);
-      await tx.run('COMMIT');
+      await begun;
+      await tx.commit();
       release();
       return result;
     } catch (error) {

@@ -1,4 +1,5 @@
 import type {
+  IdempotencyClaim,
   InventoryQuery,
   InventoryRepository,
   StockWrite,
@@ -9,9 +10,18 @@ import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { fail } from '../../domain/result.js';
 import { type InventoryEntry, planStockWrite } from '../../domain/stock-write.js';
-import { answerFromClaim, decodeOutcome, encodeOutcome, outcomeOf, resultOf } from '../shared/stock-outcome.js';
+import {
+  answerFromClaim,
+  decodeOutcome,
+  encodeOutcome,
+  outcomeOf,
+  resultOf,
+  type StoredClaim,
+} from '../shared/stock-outcome.js';
 import { STAMP_QUERY, stripeOf } from './inventory-stamp.js';
-import type { PostgresDatabase, Queryable } from './postgres-database.js';
+import type { PostgresDatabase, Queryable, Transaction } from './postgres-database.js';
+
+const IN_USE = { code: 'idempotency_key_in_use' } as const;
 
 /** The most entries one chunk of a list holds. */
 const LIST_CHUNK = 1_000;
@@ -84,73 +94,93 @@ export class PostgresInventoryRepository implements InventoryRepository {
   }
 }
 
+/** The stored claim of `command`, when the advisory lock on it was taken; see `write`. */
+interface ClaimRead {
+  readonly held: boolean;
+  readonly stored: StoredClaim | undefined;
+}
+
 /**
- * What the claim of `command` finds, if it carries one: another instance's write under way with the same
- * claim (in use), a stored outcome to replay, a refusal, or nothing (the write goes ahead).
+ * Sends the claim's statements (not awaited: they travel with the rest of the first round trip). The
+ * advisory lock is held until the transaction ends: another instance's write with the same claim holds
+ * it while it runs, and a retry is told "in use" at once instead of queueing behind it. A space joins
+ * scope and key: an Idempotency-Key is visible ASCII and a key id has none, so no two claims join alike.
  */
-async function claimed(tx: Queryable, command: StockWrite): Promise<StockWriteResult | undefined> {
-  const claim = command.idempotency;
-  if (claim === undefined) return undefined;
-  // Held until the transaction ends. Another instance's write with the same claim holds it while it
-  // runs: that retry is told "in use" at once instead of queueing behind it. A space joins the two: an
-  // Idempotency-Key is visible ASCII and a key id has none, so no two claims join alike.
-  const [[held] = [false]] = await tx.rows<[boolean]>(
-    "SELECT pg_try_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))",
-    [claim.scope, claim.key],
-  );
-  if (!held) return fail({ code: 'idempotency_key_in_use' });
-  const [row] = await tx.rows<[string, bigint, string]>(
+function readClaim(tx: Queryable, claim: IdempotencyClaim): Promise<ClaimRead> {
+  const lock = tx.rows<[boolean]>("SELECT pg_try_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))", [
+    claim.scope,
+    claim.key,
+  ]);
+  const stored = tx.rows<[string, bigint, string]>(
     'SELECT fingerprint, expires_at_ms, outcome FROM idempotency_records WHERE scope = $1 AND key = $2',
     [claim.scope, claim.key],
   );
-  const stored =
-    row === undefined
-      ? undefined
-      : { fingerprint: row[0], expiresAtMs: Number(row[1]), outcome: decodeOutcome(row[2]) };
-  return answerFromClaim(stored, claim, command.atMs);
+  return Promise.all([lock, stored]).then(([[[held] = [false]], [row]]) => ({
+    held,
+    stored:
+      row === undefined
+        ? undefined
+        : { fingerprint: row[0], expiresAtMs: Number(row[1]), outcome: decodeOutcome(row[2]) },
+  }));
 }
 
-/** One write, inside its transaction. */
-async function writeIn(tx: Queryable, command: StockWrite): Promise<StockWriteResult> {
-  const earlier = await claimed(tx, command);
-  if (earlier !== undefined) return earlier;
-  const [row] = await tx.rows<EntryRow>('SELECT id, quantity, status, version FROM pets WHERE id = $1 FOR UPDATE', [
+/**
+ * One write, in two round trips of a pipelined connection. First: BEGIN (sent by the transaction), the
+ * claim's lock and record, the pet's row under FOR UPDATE, and the next change id, taken once the row
+ * lock is held so that ids follow the order of a pet's writes. Then: the row, history and stamp counter
+ * in one statement, the outcome record, and COMMIT. A refused or replayed write commits nothing but
+ * the lock's release (and the sequence value it took, a gap in the ids).
+ */
+async function writeIn(tx: Transaction, command: StockWrite): Promise<StockWriteResult> {
+  const claim = command.idempotency;
+  const claimRead = claim === undefined ? undefined : readClaim(tx, claim);
+  const current = tx.rows<EntryRow>('SELECT id, quantity, status, version FROM pets WHERE id = $1 FOR UPDATE', [
     command.petId,
   ]);
+  const nextId = tx.rows<[bigint]>("SELECT nextval(pg_get_serial_sequence('stock_changes', 'id'))");
+  const [read, [row], [[changeId] = [0n]]] = await Promise.all([claimRead, current, nextId]);
+  if (claim !== undefined && read !== undefined) {
+    const answer = read.held ? answerFromClaim(read.stored, claim, command.atMs) : fail(IN_USE);
+    if (answer !== undefined) return answer;
+  }
   const plan = planStockWrite(row === undefined ? undefined : entryOfRow(row), command.quantity, command.ifVersion);
-  let changeId: bigint | undefined;
+  const outcome = outcomeOf(plan, command, plan.kind === 'write' ? changeId : undefined);
+  const sent: Promise<unknown>[] = [];
   if (plan.kind === 'write') {
     const { before, after, version } = plan;
-    const [inserted] = await tx.rows<[bigint]>(
-      // One round trip: the row, the history and the stamp's counter (see inventory-stamp.ts).
-      `WITH updated AS (UPDATE pets SET quantity = $2, status = $3, version = $4 WHERE id = $1),
-         counted AS (UPDATE inventory_stamps SET writes = writes + 1 WHERE stripe = $9)
-       INSERT INTO stock_changes (pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
-       VALUES ($1, $5, $6, $2, $3, $7, $8) RETURNING id`,
-      [
-        command.petId,
-        after.quantity,
-        after.status,
-        version,
-        before.quantity,
-        before.status,
-        command.actor,
-        command.atMs,
-        stripeOf(command.petId),
-      ],
+    sent.push(
+      tx.run(
+        `WITH updated AS (UPDATE pets SET quantity = $3, status = $4, version = $5 WHERE id = $2),
+           counted AS (UPDATE inventory_stamps SET writes = writes + 1 WHERE stripe = $10)
+         INSERT INTO stock_changes
+           (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
+         VALUES ($1, $2, $6, $7, $3, $4, $8, $9)`,
+        [
+          changeId,
+          command.petId,
+          after.quantity,
+          after.status,
+          version,
+          before.quantity,
+          before.status,
+          command.actor,
+          command.atMs,
+          stripeOf(command.petId),
+        ],
+      ),
     );
-    changeId = inserted?.[0];
   }
-  const outcome = outcomeOf(plan, command, changeId);
-  const claim = command.idempotency;
   if (claim !== undefined) {
     // An expired record of the same claim that was not purged yet is replaced.
-    await tx.run(
-      `INSERT INTO idempotency_records (scope, key, fingerprint, outcome, expires_at_ms) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (scope, key) DO UPDATE
-         SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, expires_at_ms = excluded.expires_at_ms`,
-      [claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs],
+    sent.push(
+      tx.run(
+        `INSERT INTO idempotency_records (scope, key, fingerprint, outcome, expires_at_ms) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (scope, key) DO UPDATE
+           SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, expires_at_ms = excluded.expires_at_ms`,
+        [claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs],
+      ),
     );
   }
+  await Promise.all([...sent, tx.commit()]);
   return resultOf(outcome, false);
 }
