@@ -4,13 +4,14 @@ import { openSqliteStorage, type SqliteStorage } from '../adapters/sqlite/sqlite
 import type { Config } from './config.js';
 import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
 
-const SQLITE = token<SqliteStorage>('SqliteStorage');
+/** The SQLite storage itself, for what needs more of the file than the ports (the limiter's snapshot). */
+export const SQLITE = token<SqliteStorage>('SqliteStorage');
 
 /** Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection. */
 export const sqliteStorageModule = (config: Config) =>
   new ContainerModule((options) => {
     bindResolved(options, SQLITE, [], () =>
-      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous }),
+      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous, setting: 'PETSTORE_DB' }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);

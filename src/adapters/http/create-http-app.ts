@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
+import { accessLog } from './access-log.js';
 import { apiGuard } from './api-guard.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
@@ -11,6 +12,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
 import { type OpenApiServers, openApiDocument } from './openapi.js';
 import { addOrderRoutes } from './order-routes.js';
 import { addPetRoutes } from './pet-routes.js';
+import { protocolChecks } from './protocol-checks.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
@@ -116,7 +118,9 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   });
   addOrderRoutes(router, deps.listOrders);
 
+  app.use(accessLog(logger));
   app.use(errorMiddleware(logger));
+  app.use(protocolChecks);
   app.use(apiGuard(deps));
   app.use(router.routes());
   app.use(unmatchedRoute);

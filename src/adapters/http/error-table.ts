@@ -5,6 +5,7 @@ export type HttpOnlyErrorCode =
   | 'bad_request'
   | 'request_timeout'
   | 'header_fields_too_large'
+  | 'expectation_failed'
   | 'invalid_body'
   | 'invalid_query'
   | 'not_found'
@@ -40,6 +41,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   idempotency_key_reused: 422,
   header_fields_too_large: 431,
   rate_limited: 429,

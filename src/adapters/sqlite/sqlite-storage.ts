@@ -1,14 +1,12 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
 import type { InventoryRepository } from '../../application/ports/inventory-repository.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
-import { migrate } from './migrations.js';
+import { openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
 import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
+import { SqliteLimiterSnapshot } from './sqlite-limiter-snapshot.js';
 import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
@@ -25,6 +23,8 @@ export interface SqliteStorageOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
   /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
   readonly busyTimeoutMs?: number;
+  /** The setting the path came from (e.g. PETSTORE_DB), named in every error about the file. */
+  readonly setting?: string;
 }
 
 /** Every storage port over one SQLite file, sharing one connection. */
@@ -34,6 +34,8 @@ export interface SqliteStorage {
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
+  /** Where the in-process rate limiter keeps its state across a graceful restart. */
+  readonly limiterSnapshot: SqliteLimiterSnapshot;
   /** True when the store holds no pet, no order and no key: a development start may seed it. */
   isEmpty(): boolean;
   /** Commits the updates still waiting for their group commit, then closes the file. */
@@ -46,7 +48,8 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * Opens (or creates) the database at `options.path`: WAL, so readers never wait for the writer and
  * several processes can share the file; `synchronous` FULL unless told otherwise; a busy timeout, so a
  * write waits for another process's transaction instead of failing; foreign keys enforced. Brings the
- * schema up to date, and throws on a database made by a newer release.
+ * schema up to date, and throws on a database made by a newer release, or on a file it cannot create,
+ * read or write (naming the file).
  */
 export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
   const synchronous = options.synchronous ?? 'FULL';
@@ -54,22 +57,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new RangeError(`busyTimeoutMs ${busyTimeoutMs} is not a whole number of milliseconds`);
   }
-  mkdirSync(dirname(options.path), { recursive: true });
-  const db = new Database(options.path);
-  try {
-    // Every integer is read as a bigint: a pet id past 2^53 is never rounded on its way out.
-    db.defaultSafeIntegers(true);
-    // First, so that the pragmas and the migration below wait for a busy file too.
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (mode !== 'wal') throw new Error(`the database ${options.path} cannot use WAL (journal mode ${String(mode)})`);
-    db.pragma(`synchronous = ${synchronous}`);
-    db.pragma('foreign_keys = ON');
-    migrate(db, options.path);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const db = openDatabase({ path: options.path, synchronous, busyTimeoutMs, setting: options.setting });
 
   // One revision for the pets table: stock updates and imports both move the list it stands for.
   const petsRevision = new StoreRevision(db);
@@ -84,6 +72,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
     keys: new SqliteApiKeyStore(db),
+    limiterSnapshot: new SqliteLimiterSnapshot(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,
     close: () => {
       if (!db.open) return;
