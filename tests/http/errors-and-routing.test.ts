@@ -45,8 +45,9 @@ describe('routing', () => {
   it.each([
     ['DELETE', '/v1/inventory', 'GET, HEAD'],
     ['POST', '/v1/inventory', 'GET, HEAD'],
-    ['GET', '/v1/inventory/1', 'PATCH'],
-    ['PUT', '/v1/inventory/1', 'PATCH'],
+    ['DELETE', '/v1/inventory/1', 'GET, HEAD, PATCH'],
+    ['PUT', '/v1/inventory/1', 'GET, HEAD, PATCH'],
+    ['PATCH', '/v1/inventory/1/changes', 'GET, HEAD'],
     ['PATCH', '/v1/pets/1', 'GET, HEAD'],
     ['OPTIONS', '/v1/store/orders', 'GET, HEAD'],
     ['POST', '/livez', 'GET, HEAD'],

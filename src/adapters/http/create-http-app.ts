@@ -37,12 +37,24 @@ export interface HttpAppOptions {
   readonly trustProxy: boolean;
   /** The largest request body read; larger ones get 413. Default 16 KiB. */
   readonly bodyLimitBytes?: number;
+  /**
+   * Whether a PATCH must carry If-Match: without it, 428 precondition_required, so that no client can
+   * overwrite a stock level it has not read. Default false.
+   */
+  readonly requireIfMatch?: boolean;
 }
 
 /** The use cases the HTTP surface calls: a part of the core, so `createInventoryCore(...)` fits. */
 export type HttpUseCases = Pick<
   InventoryCore,
-  'listInventory' | 'updateStock' | 'authenticate' | 'admitRequest' | 'getPet' | 'listOrders'
+  | 'listInventory'
+  | 'getInventoryItem'
+  | 'updateStock'
+  | 'listStockChanges'
+  | 'authenticate'
+  | 'admitRequest'
+  | 'getPet'
+  | 'listOrders'
 >;
 
 /** What the HTTP adapter needs: the use cases it calls, the time, a logger, readiness and options. */
@@ -110,7 +122,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   // spelling the guard does not check.
   const router = new Router<HttpState, RoutedContext>({ sensitive: true, strict: true });
   addServiceRoutes(router, deps.readiness, deps.healthChecks ?? noChecks, openApiJson);
-  addInventoryRoutes(router, deps, bodyLimitBytes);
+  addInventoryRoutes(router, deps, { bodyLimitBytes, requireIfMatch: options.requireIfMatch ?? false });
   addPetRoutes(router, deps, {
     deprecatedAt: options.deprecatedAt ?? DEFAULT_DEPRECATED_AT,
     sunsetAt: options.sunsetAt,
