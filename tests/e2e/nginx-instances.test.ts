@@ -21,6 +21,7 @@ const root = join(import.meta.dirname, '..', '..');
 interface Answer {
   readonly status: number;
   readonly body: string;
+  readonly etag: string | undefined;
 }
 
 /**
@@ -41,7 +42,7 @@ function send(
         res.on('data', (chunk: string) => {
           body += chunk;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, etag: res.headers.etag }));
       },
     );
     req.on('error', reject);
@@ -192,6 +193,27 @@ describe.skipIf(!hasPostgresServer || !hasRedisServer || !hasNginx)(
       expect(answers.length).toBeGreaterThan(20);
       expect(answers.filter((a) => a.status !== 200)).toEqual([]);
     }, 60_000);
+
+    it('(d) let exactly one of concurrent PATCHes with one If-Match win, across both instances', async () => {
+      const current = await send(`${nginx.url}/v1/inventory/2`, { headers: bearer(keys.big) });
+      expect(current).toMatchObject({ status: 200, etag: '"1"' });
+      const patch = (q: number): Promise<Answer> =>
+        send(`${nginx.url}/v1/inventory/2`, {
+          method: 'PATCH',
+          headers: { ...bearer(keys.big), 'content-type': 'application/json', 'if-match': current.etag as string },
+          body: JSON.stringify({ quantity: q }),
+        });
+      const before = instances.map((s) => served(s, keys.big.id, 'PATCH'));
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => patch(i + 10)));
+      expect(count(answers, 200)).toBe(1);
+      expect(count(answers, 412)).toBe(99);
+      expect(answers.find((a) => a.status === 200)?.etag).toBe('"2"');
+      instances.forEach((s, i) => {
+        expect(served(s, keys.big.id, 'PATCH')).toBeGreaterThan(before[i] as number);
+      });
+      const history = await send(`${nginx.url}/v1/inventory/2/changes`, { headers: bearer(keys.big) });
+      expect(JSON.parse(history.body)).toHaveLength(1);
+    });
 
     it('(e) refuse a key revoked with the admin CLI on both instances within 1 s', async () => {
       for (const instance of instances) {
