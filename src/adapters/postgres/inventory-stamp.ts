@@ -1,5 +1,5 @@
 import type { PetId } from '../../domain/pet-id.js';
-import type { Queryable } from './postgres-database.js';
+import { prepared, type Queryable } from './postgres-database.js';
 
 /** How many counters the writes are spread over (the rows of `inventory_stamps`). */
 const STRIPES = 64n;
@@ -20,5 +20,7 @@ export async function countWrite(tx: Queryable, petId: PetId): Promise<void> {
  * grows, and grows with every committed write, whichever instance made it; a refused or rolled-back
  * write leaves it. Read in one statement, so the counters are of one snapshot.
  */
-export const STAMP_QUERY =
-  "SELECT (SELECT epoch::text FROM inventory_epoch) || ':' || (SELECT sum(writes)::text FROM inventory_stamps)";
+export const STAMP = prepared(
+  'inventory_stamp',
+  "SELECT (SELECT epoch::text FROM inventory_epoch) || ':' || (SELECT sum(writes)::text FROM inventory_stamps)",
+);

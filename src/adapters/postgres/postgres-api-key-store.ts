@@ -1,7 +1,7 @@
 import type { ApiKeyStore, NewApiKey } from '../../application/ports/api-key-store.js';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
 import { isPlan, ownLimitsOf, policyForPlan, rateLimitPolicy } from '../../domain/plan.js';
-import type { PostgresDatabase } from './postgres-database.js';
+import { type PostgresDatabase, prepared } from './postgres-database.js';
 
 type KeyRow = [
   id: string,
@@ -14,6 +14,8 @@ type KeyRow = [
 ];
 
 const COLUMNS = 'id, plan, per_minute, per_day, label, created_at_ms, revoked_at_ms';
+/** Every request's key lookup (behind the key cache): parsed and planned once per connection. */
+const BY_HASH = prepared('api_key_by_hash', `SELECT ${COLUMNS} FROM api_keys WHERE hash = $1`);
 
 function recordOfRow([id, plan, perMinute, perDay, label, createdAtMs, revokedAtMs]: KeyRow): ApiKeyRecord {
   if (!isPlan(plan)) throw new Error(`API key ${id} has the unknown plan ${plan}`);
@@ -43,7 +45,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: PostgresDatabase) {}
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.db.rows<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE hash = $1`, [hash]);
+    const [row] = await this.db.rows<KeyRow>(BY_HASH, [hash]);
     return row === undefined ? undefined : recordOfRow(row);
   }
 

@@ -73,12 +73,26 @@ const types = {
 /** A value a statement takes; bigints are sent as their exact decimal text. */
 export type SqlValue = string | number | bigint | boolean | null;
 
+/**
+ * A statement of the request path, which each connection parses and plans once, under `name`, instead
+ * of on every call. Only for statements of fixed text: a connection keeps every one it has prepared.
+ */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
+
+export const prepared = (name: string, text: string): Prepared => ({ name, text });
+
+/** SQL text, or a prepared statement. */
+export type Sql = string | Prepared;
+
 /** The part of a connection a statement needs: the pool, or the client of a transaction. */
 export interface Queryable {
   /** Rows as arrays, in the order of the SELECT list: cheaper to build than objects. */
-  rows<R extends readonly unknown[]>(text: string, values?: readonly SqlValue[]): Promise<R[]>;
+  rows<R extends readonly unknown[]>(sql: Sql, values?: readonly SqlValue[]): Promise<R[]>;
   /** The number of rows a statement wrote. */
-  run(text: string, values?: readonly SqlValue[]): Promise<number>;
+  run(sql: Sql, values?: readonly SqlValue[]): Promise<number>;
 }
 
 /** The connection of one transaction. */
@@ -92,19 +106,24 @@ export interface Transaction extends Queryable {
   commit(): Promise<void>;
 }
 
+const configOf = (sql: Sql, values: readonly SqlValue[]): pg.QueryConfig<unknown[]> =>
+  typeof sql === 'string'
+    ? { text: sql, values: [...values] }
+    : { name: sql.name, text: sql.text, values: [...values] };
+
 const queryableOf = (target: pg.Pool | pg.PoolClient): Queryable => ({
-  async rows<R extends readonly unknown[]>(text: string, values: readonly SqlValue[] = []) {
+  async rows<R extends readonly unknown[]>(sql: Sql, values: readonly SqlValue[] = []) {
     try {
-      const config: pg.QueryArrayConfig<unknown[]> = { text, values: [...values], rowMode: 'array' };
+      const config: pg.QueryArrayConfig<unknown[]> = { ...configOf(sql, values), rowMode: 'array' };
       // The column types are the SELECT list's: the caller names them in R.
       return (await target.query(config)).rows as unknown as R[];
     } catch (error) {
       throw classified(error);
     }
   },
-  async run(text: string, values: readonly SqlValue[] = []) {
+  async run(sql: Sql, values: readonly SqlValue[] = []) {
     try {
-      return (await target.query(text, [...values])).rowCount ?? 0;
+      return (await target.query(configOf(sql, values))).rowCount ?? 0;
     } catch (error) {
       throw classified(error);
     }
@@ -151,12 +170,12 @@ export class PostgresDatabase implements Queryable {
     this.direct = queryableOf(this.pool);
   }
 
-  rows<R extends readonly unknown[]>(text: string, values?: readonly SqlValue[]): Promise<R[]> {
-    return this.track(this.direct.rows<R>(text, values));
+  rows<R extends readonly unknown[]>(sql: Sql, values?: readonly SqlValue[]): Promise<R[]> {
+    return this.track(this.direct.rows<R>(sql, values));
   }
 
-  run(text: string, values?: readonly SqlValue[]): Promise<number> {
-    return this.track(this.direct.run(text, values));
+  run(sql: Sql, values?: readonly SqlValue[]): Promise<number> {
+    return this.track(this.direct.run(sql, values));
   }
 
   /**

@@ -18,10 +18,51 @@ import {
   resultOf,
   type StoredClaim,
 } from '../shared/stock-outcome.js';
-import { STAMP_QUERY, stripeOf } from './inventory-stamp.js';
-import type { PostgresDatabase, Queryable, Transaction } from './postgres-database.js';
+import { STAMP, stripeOf } from './inventory-stamp.js';
+import { type PostgresDatabase, prepared, type Queryable, type Transaction } from './postgres-database.js';
 
 const IN_USE = { code: 'idempotency_key_in_use' } as const;
+
+// The statements of the request path, parsed and planned once per connection.
+const FIRST_PAGE = prepared('inventory_first_page', 'SELECT id, quantity, status FROM pets ORDER BY id LIMIT $1');
+const NEXT_PAGE = prepared(
+  'inventory_next_page',
+  'SELECT id, quantity, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2',
+);
+const ENTRY = prepared('inventory_entry', 'SELECT id, quantity, status, version FROM pets WHERE id = $1');
+const LOCKED_ENTRY = prepared(
+  'inventory_locked_entry',
+  'SELECT id, quantity, status, version FROM pets WHERE id = $1 FOR UPDATE',
+);
+const NEXT_CHANGE_ID = prepared(
+  'inventory_next_change_id',
+  "SELECT nextval(pg_get_serial_sequence('stock_changes', 'id'))",
+);
+// A space joins scope and key: an Idempotency-Key is visible ASCII and a key id has none, so no two
+// claims join alike.
+const CLAIM_LOCK = prepared(
+  'inventory_claim_lock',
+  "SELECT pg_try_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))",
+);
+const CLAIM_RECORD = prepared(
+  'inventory_claim_record',
+  'SELECT fingerprint, expires_at_ms, outcome FROM idempotency_records WHERE scope = $1 AND key = $2',
+);
+// One statement for the row, the history and the stamp's counter (see inventory-stamp.ts).
+const WRITE = prepared(
+  'inventory_write',
+  `WITH updated AS (UPDATE pets SET quantity = $3, status = $4, version = $5 WHERE id = $2),
+     counted AS (UPDATE inventory_stamps SET writes = writes + 1 WHERE stripe = $10)
+   INSERT INTO stock_changes (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
+   VALUES ($1, $2, $6, $7, $3, $4, $8, $9)`,
+);
+// An expired record of the same claim that was not purged yet is replaced.
+const RECORD_OUTCOME = prepared(
+  'inventory_record_outcome',
+  `INSERT INTO idempotency_records (scope, key, fingerprint, outcome, expires_at_ms) VALUES ($1, $2, $3, $4, $5)
+   ON CONFLICT (scope, key) DO UPDATE
+     SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, expires_at_ms = excluded.expires_at_ms`,
+);
 
 /** The most entries one chunk of a list holds. */
 const LIST_CHUNK = 1_000;
@@ -51,11 +92,8 @@ export class PostgresInventoryRepository implements InventoryRepository {
       const size = Math.min(LIST_CHUNK, left);
       const rows =
         after === undefined
-          ? await this.db.rows<StockRow>('SELECT id, quantity, status FROM pets ORDER BY id LIMIT $1', [size])
-          : await this.db.rows<StockRow>('SELECT id, quantity, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2', [
-              after,
-              size,
-            ]);
+          ? await this.db.rows<StockRow>(FIRST_PAGE, [size])
+          : await this.db.rows<StockRow>(NEXT_PAGE, [after, size]);
       if (rows.length === 0) return;
       const chunk = rows.map(itemOfRow);
       left -= chunk.length;
@@ -66,13 +104,13 @@ export class PostgresInventoryRepository implements InventoryRepository {
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {
-    const [row] = await this.db.rows<EntryRow>('SELECT id, quantity, status, version FROM pets WHERE id = $1', [petId]);
+    const [row] = await this.db.rows<EntryRow>(ENTRY, [petId]);
     return row === undefined ? undefined : entryOfRow(row);
   }
 
-  /** See STAMP_QUERY: exact across instances, and one small query. */
+  /** See STAMP: exact across instances, and one small query. */
   async stamp(): Promise<string> {
-    const [row] = await this.db.rows<[string]>(STAMP_QUERY);
+    const [row] = await this.db.rows<[string]>(STAMP);
     return (row as [string])[0];
   }
 
@@ -103,18 +141,11 @@ interface ClaimRead {
 /**
  * Sends the claim's statements (not awaited: they travel with the rest of the first round trip). The
  * advisory lock is held until the transaction ends: another instance's write with the same claim holds
- * it while it runs, and a retry is told "in use" at once instead of queueing behind it. A space joins
- * scope and key: an Idempotency-Key is visible ASCII and a key id has none, so no two claims join alike.
+ * it while it runs, and a retry is told "in use" at once instead of queueing behind it.
  */
 function readClaim(tx: Queryable, claim: IdempotencyClaim): Promise<ClaimRead> {
-  const lock = tx.rows<[boolean]>("SELECT pg_try_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))", [
-    claim.scope,
-    claim.key,
-  ]);
-  const stored = tx.rows<[string, bigint, string]>(
-    'SELECT fingerprint, expires_at_ms, outcome FROM idempotency_records WHERE scope = $1 AND key = $2',
-    [claim.scope, claim.key],
-  );
+  const lock = tx.rows<[boolean]>(CLAIM_LOCK, [claim.scope, claim.key]);
+  const stored = tx.rows<[string, bigint, string]>(CLAIM_RECORD, [claim.scope, claim.key]);
   return Promise.all([lock, stored]).then(([[[held] = [false]], [row]]) => ({
     held,
     stored:
@@ -134,10 +165,8 @@ function readClaim(tx: Queryable, claim: IdempotencyClaim): Promise<ClaimRead> {
 async function writeIn(tx: Transaction, command: StockWrite): Promise<StockWriteResult> {
   const claim = command.idempotency;
   const claimRead = claim === undefined ? undefined : readClaim(tx, claim);
-  const current = tx.rows<EntryRow>('SELECT id, quantity, status, version FROM pets WHERE id = $1 FOR UPDATE', [
-    command.petId,
-  ]);
-  const nextId = tx.rows<[bigint]>("SELECT nextval(pg_get_serial_sequence('stock_changes', 'id'))");
+  const current = tx.rows<EntryRow>(LOCKED_ENTRY, [command.petId]);
+  const nextId = tx.rows<[bigint]>(NEXT_CHANGE_ID);
   const [read, [row], [[changeId] = [0n]]] = await Promise.all([claimRead, current, nextId]);
   if (claim !== undefined && read !== undefined) {
     const answer = read.held ? answerFromClaim(read.stored, claim, command.atMs) : fail(IN_USE);
@@ -149,36 +178,24 @@ async function writeIn(tx: Transaction, command: StockWrite): Promise<StockWrite
   if (plan.kind === 'write') {
     const { before, after, version } = plan;
     sent.push(
-      tx.run(
-        `WITH updated AS (UPDATE pets SET quantity = $3, status = $4, version = $5 WHERE id = $2),
-           counted AS (UPDATE inventory_stamps SET writes = writes + 1 WHERE stripe = $10)
-         INSERT INTO stock_changes
-           (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
-         VALUES ($1, $2, $6, $7, $3, $4, $8, $9)`,
-        [
-          changeId,
-          command.petId,
-          after.quantity,
-          after.status,
-          version,
-          before.quantity,
-          before.status,
-          command.actor,
-          command.atMs,
-          stripeOf(command.petId),
-        ],
-      ),
+      tx.run(WRITE, [
+        changeId,
+        command.petId,
+        after.quantity,
+        after.status,
+        version,
+        before.quantity,
+        before.status,
+        command.actor,
+        command.atMs,
+        stripeOf(command.petId),
+      ]),
     );
   }
   if (claim !== undefined) {
     // An expired record of the same claim that was not purged yet is replaced.
     sent.push(
-      tx.run(
-        `INSERT INTO idempotency_records (scope, key, fingerprint, outcome, expires_at_ms) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (scope, key) DO UPDATE
-           SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, expires_at_ms = excluded.expires_at_ms`,
-        [claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs],
-      ),
+      tx.run(RECORD_OUTCOME, [claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs]),
     );
   }
   await Promise.all([...sent, tx.commit()]);
