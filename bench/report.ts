@@ -1,6 +1,8 @@
+import { type CliResult, cliSection } from './cli.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
 import { loadAverages, type Machine } from './machine.js';
+import { type MetricsResult, metricsSection } from './metrics.js';
 import { type PostgresResult, postgresSection } from './postgres.js';
 import { type ProfileRun, profileSection } from './profile.js';
 import { PEAK_RSS_TARGET_BYTES, type ScaleResult, scaleSection } from './scale.js';
@@ -15,6 +17,10 @@ export interface BenchResults {
   readonly scale: ScaleResult;
   readonly profile: ProfileRun[];
   readonly sqlite: SqliteResult;
+  /** Absent in the records of runs made before the suite existed. */
+  readonly metrics?: MetricsResult;
+  /** Absent from records written before the suite existed. */
+  readonly cli?: CliResult;
   /** Absent from the records of runs before the suite existed. */
   readonly postgres?: PostgresResult;
 }
@@ -103,7 +109,7 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about ten minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, postgres), printed only',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres), printed only',
     'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
@@ -127,8 +133,12 @@ export function readme(input: BenchRecord, notes: string): string {
     '',
     sqliteSection(results.sqlite),
     '',
+    ...(results.metrics === undefined || settings.metrics === undefined
+      ? []
+      : [metricsSection(results.metrics, settings.metrics), '']),
     notes.trim(),
     '',
+    ...(results.cli === undefined ? [] : [cliSection(results.cli), '']),
     ...(results.postgres === undefined || settings.postgres === undefined
       ? []
       : [postgresSection(results.postgres, settings.postgres), '']),

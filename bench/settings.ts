@@ -1,3 +1,4 @@
+import type { CliSettings } from './cli.js';
 import type { LoadSettings } from './http.js';
 import type { LimiterSettings } from './limiter.js';
 import type { PostgresSettings } from './postgres.js';
@@ -5,7 +6,7 @@ import type { ProfileSettings } from './profile.js';
 import type { ScaleSettings } from './scale.js';
 import type { SqliteSettings } from './sqlite.js';
 
-export const SUITES = ['http', 'limiter', 'scale', 'profile', 'sqlite', 'postgres'] as const;
+export const SUITES = ['http', 'limiter', 'scale', 'profile', 'sqlite', 'metrics', 'cli', 'postgres'] as const;
 export type Suite = (typeof SUITES)[number];
 
 /** How long and how often each suite measures. */
@@ -15,6 +16,8 @@ export interface BenchSettings {
   readonly scale: ScaleSettings;
   readonly profile: ProfileSettings;
   readonly sqlite: SqliteSettings;
+  readonly metrics: LoadSettings;
+  readonly cli: CliSettings;
   /** The HTTP load over SQLite and over PostgreSQL; absent from the records of runs before it existed. */
   readonly postgres?: PostgresSettings;
 }
@@ -30,6 +33,8 @@ export const FULL: BenchSettings = {
   },
   profile: { seconds: 10, targets: ['baseline', 'in-process', 'Redis'] },
   sqlite: { importPets: 1_000_000, importRounds: 3, updatePets: 10_000, updateSeconds: 3, updateRounds: 3 },
+  metrics: { seconds: 10, rounds: 5, warmupSeconds: 2 },
+  cli: { pets: 1_000_000, rounds: 3 },
   postgres: { seconds: 10, rounds: 3, warmupSeconds: 2, listPets: 1_000_000 },
 };
 
@@ -40,5 +45,7 @@ export const QUICK: BenchSettings = {
   scale: { sizes: [10_000, 100_000], repetitions: 2, patch: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5 } },
   profile: { seconds: 2, targets: ['in-process'] },
   sqlite: { importPets: 100_000, importRounds: 1, updatePets: 10_000, updateSeconds: 1, updateRounds: 1 },
+  metrics: { seconds: 1.5, rounds: 2, warmupSeconds: 0.5 },
+  cli: { pets: 100_000, rounds: 1 },
   postgres: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5, listPets: 100_000 },
 };

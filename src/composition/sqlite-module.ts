@@ -10,8 +10,13 @@ export const SQLITE = token<SqliteStorage>('SqliteStorage');
 /** Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection. */
 export const sqliteStorageModule = (config: Config) =>
   new ContainerModule((options) => {
-    bindResolved(options, SQLITE, [], () =>
-      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous, setting: 'PETSTORE_DB' }),
+    bindResolved(options, SQLITE, [TOKENS.instrumentation], (instrumentation) =>
+      openSqliteStorage({
+        path: config.dbPath,
+        synchronous: config.synchronous,
+        setting: 'PETSTORE_DB',
+        onGroupCommit: (updates) => instrumentation.groupCommit(updates),
+      }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);

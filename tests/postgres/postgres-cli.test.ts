@@ -59,7 +59,7 @@ describe.skipIf(!hasPostgresServer)('the admin CLI with DATABASE_URL', () => {
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: key.id, revokedAt: expect.any(String) });
   });
 
-  it('imports pets and orders with ids beyond 2^53 exactly, and refuses a duplicate writing nothing', async () => {
+  it('imports and exports pets, imports orders, ids beyond 2^53 exact, and refuses a duplicate writing nothing', async () => {
     const pets = join(dir, 'pets.json');
     await writeFile(pets, '[{"id": 9223372036854775807, "name": "Rex", "quantity": 2, "status": "available"}]');
     expect(await petstore('pets', 'import', pets)).toMatchObject({ code: 0, stdout: '1\n' });
@@ -69,6 +69,10 @@ describe.skipIf(!hasPostgresServer)('the admin CLI with DATABASE_URL', () => {
       '[{"id": 9007199254740995, "petId": 9223372036854775807, "quantity": 1, "shipDate": "2026-03-01T12:00:00Z", "status": "approved", "complete": false}]',
     );
     expect(await petstore('orders', 'import', orders)).toMatchObject({ code: 0, stdout: '1\n' });
+    const exported = await petstore('pets', 'export');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain('"id":9223372036854775807');
+    expect(exported.stdout).toContain('"quantity":2');
     const again = await petstore('pets', 'import', pets);
     expect(again).toMatchObject({ code: 1, stdout: '' });
     expect(again.stderr).toContain('9223372036854775807');

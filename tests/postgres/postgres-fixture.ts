@@ -21,25 +21,26 @@ async function empty(url: string): Promise<void> {
 export interface PostgresTestbed {
   readonly server: () => PostgresServer;
   /**
-   * Storage over the file's database, emptied first, closed after the file's tests if not before. One
-   * database emptied between tests: making a database costs a few hundred milliseconds, emptying one
-   * a few.
+   * Storage over a database of the file's server, emptied first, closed after the file's tests if not
+   * before. Databases are used again once their storage is closed: making one costs a few hundred
+   * milliseconds, emptying one a few.
    */
   storage(options?: Omit<PostgresOptions, 'url'>): Promise<PostgresStorage & { readonly url: string }>;
 }
 
 /**
  * Starts one real PostgreSQL server for the tests of the enclosing file or describe (a server per
- * test would cost a second each) and stops it afterwards; each test takes a database of its own.
+ * test would cost a second each) and stops it afterwards; each test takes an emptied database.
  * Call it inside a `describe.skipIf(!hasPostgresServer)`.
  */
 export function usePostgresServer(): PostgresTestbed {
   let server: PostgresServer | undefined;
-  let url = '';
+  // Databases made so far, and the ones no open storage uses: a test that opens a second store at
+  // once (a round trip between two stores) gets a database of its own.
+  const free: string[] = [];
   const opened: PostgresStorage[] = [];
   beforeAll(async () => {
     server = await startPostgresServer();
-    url = await server.createDatabase();
   });
   afterAll(async () => {
     for (const storage of opened) await storage.close().catch(() => {});
@@ -52,6 +53,7 @@ export function usePostgresServer(): PostgresTestbed {
   return {
     server: current,
     async storage(options = {}) {
+      const url = free.pop() ?? (await current().createDatabase());
       const storage = await openPostgresStorage({ url, ...options });
       await empty(url);
       let closed = false;
@@ -59,6 +61,7 @@ export function usePostgresServer(): PostgresTestbed {
         if (closed) return;
         closed = true;
         await storage.close();
+        free.push(url);
       };
       const handle = { ...storage, url, close };
       opened.push(handle);

@@ -30,3 +30,8 @@ export function* slices<T>(items: readonly T[]): Iterable<readonly T[]> {
     yield items.slice(start, start + ROWS_PER_STATEMENT);
   }
 }
+
+/** `items` as a stream of one batch: an add of a list is the add of a stream that holds it. */
+export async function* oneBatch<T>(items: readonly T[]): AsyncIterable<readonly T[]> {
+  yield items;
+}

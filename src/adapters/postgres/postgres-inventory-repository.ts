@@ -32,7 +32,7 @@ const NEXT_PAGE = prepared(
 const ENTRY = prepared('inventory_entry', 'SELECT id, quantity, status, version FROM pets WHERE id = $1');
 const LOCKED_ENTRY = prepared(
   'inventory_locked_entry',
-  'SELECT id, quantity, status, version FROM pets WHERE id = $1 FOR UPDATE',
+  'SELECT id, quantity, status, version FROM pets WHERE id = $1 FOR NO KEY UPDATE',
 );
 const NEXT_CHANGE_ID = prepared(
   'inventory_next_change_id',
@@ -157,7 +157,7 @@ function readClaim(tx: Queryable, claim: IdempotencyClaim): Promise<ClaimRead> {
 
 /**
  * One write, in two round trips of a pipelined connection. First: BEGIN (sent by the transaction), the
- * claim's lock and record, the pet's row under FOR UPDATE, and the next change id, taken once the row
+ * claim's lock and record, the pet's row under FOR NO KEY UPDATE, and the next change id, taken once the row
  * lock is held so that ids follow the order of a pet's writes. Then: the row, history and stamp counter
  * in one statement, the outcome record, and COMMIT. A refused or replayed write commits nothing but
  * the lock's release (and the sequence value it took, a gap in the ids).

@@ -1,32 +1,38 @@
-import type { OrderBook } from '../../application/ports/order-book.js';
-import { type DomainError, domainError } from '../../domain/errors.js';
+import type { OrderBook, OrderRefusal } from '../../application/ports/order-book.js';
+import { domainError } from '../../domain/errors.js';
 import { isOrderStatus, type Order } from '../../domain/order.js';
 import { petId } from '../../domain/pet-id.js';
 import { fail, ok, type Result } from '../../domain/result.js';
-import { slices, valuesList } from './multi-row.js';
+import { oneBatch, slices, valuesList } from './multi-row.js';
 import type { PostgresDatabase, Queryable } from './postgres-database.js';
 
 type OrderRow = [id: bigint, petId: bigint, quantity: number, shipDate: string, status: string, complete: boolean];
-
-type Refusal = DomainError<'duplicate_order' | 'pet_not_found'>;
 
 function orderOfRow([id, pet, quantity, shipDate, status, complete]: OrderRow): Order {
   if (!isOrderStatus(status)) throw new Error(`order ${id} has the unknown status ${status}`);
   return { id, petId: petId(pet), quantity, shipDate, status, complete };
 }
 
-/** The ids among `ids` that `table` holds. */
-async function storedIds(tx: Queryable, table: 'orders' | 'pets', ids: readonly bigint[]): Promise<Set<bigint>> {
-  const rows = await tx.rows<[bigint]>(`SELECT id FROM ${table} WHERE id = ANY($1::bigint[])`, [`{${ids.join(',')}}`]);
-  return new Set(rows.map(([id]) => id));
+/** The ids among `ids` that `table` holds, each with whether this transaction wrote its row. */
+async function storedIds(
+  tx: Queryable,
+  table: 'orders' | 'pets',
+  ids: readonly bigint[],
+): Promise<Map<bigint, boolean>> {
+  const rows = await tx.rows<[bigint, boolean]>(
+    `SELECT id, xmin = pg_current_xact_id()::xid FROM ${table} WHERE id = ANY($1::bigint[])`,
+    [`{${ids.join(',')}}`],
+  );
+  return new Map(rows);
 }
 
 /**
- * The first refusal of a slice, in the order of the orders: a repeated or stored id, or a pet the
- * store does not have. Checked before the insert, so a refusal names the order or the pet rather than
- * a broken constraint.
+ * The first refusal of a slice, in the order of the orders: an id given earlier in the stream (its row
+ * is this transaction's own) or already stored, or a pet the store does not have. Checked before the
+ * insert, so a refusal names the order or the pet rather than a broken constraint, and the stream is
+ * refused at its first problem without a set of every id read so far.
  */
-async function refusalOf(tx: Queryable, slice: readonly Order[], earlier: Set<bigint>): Promise<Refusal | undefined> {
+async function refusalOf(tx: Queryable, slice: readonly Order[]): Promise<OrderRefusal | undefined> {
   const existing = await storedIds(
     tx,
     'orders',
@@ -37,13 +43,15 @@ async function refusalOf(tx: Queryable, slice: readonly Order[], earlier: Set<bi
     'pets',
     slice.map((o) => o.petId),
   );
+  const inSlice = new Set<bigint>();
   for (const o of slice) {
-    if (earlier.has(o.id)) return domainError('duplicate_order', `order id ${o.id} is given twice`);
-    if (existing.has(o.id)) return domainError('duplicate_order', `an order with id ${o.id} already exists`);
+    const ours = existing.get(o.id);
+    if (ours === true || inSlice.has(o.id)) return domainError('duplicate_order', `order id ${o.id} is given twice`);
+    if (ours === false) return domainError('duplicate_order', `an order with id ${o.id} already exists`);
     if (!pets.has(o.petId)) {
       return domainError('pet_not_found', `order ${o.id} names pet ${o.petId}, which does not exist`);
     }
-    earlier.add(o.id);
+    inSlice.add(o.id);
   }
   return undefined;
 }
@@ -59,20 +67,32 @@ export class PostgresOrderBook implements OrderBook {
     return rows.map(orderOfRow);
   }
 
-  async addAll(orders: readonly Order[]): Promise<Result<number, Refusal>> {
-    const seen = new Set<bigint>();
-    const refusal = await this.db.allOrNothing(async (tx): Promise<Refusal | undefined> => {
-      for (const slice of slices(orders)) {
-        const refused = await refusalOf(tx, slice, seen);
-        if (refused !== undefined) return refused;
-        const { text, values } = valuesList(
-          slice.map((o) => [o.id, o.petId, o.quantity, o.shipDate, o.status, o.complete]),
-          ['bigint', 'bigint', 'integer'],
-        );
-        await tx.run(`INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES ${text}`, values);
+  addAll(orders: readonly Order[]): Promise<Result<number, OrderRefusal>> {
+    return this.addStream(oneBatch(orders));
+  }
+
+  /**
+   * One transaction for the whole stream, a slice at a time: its orders are seen by no one before the
+   * commit. Each order's foreign key holds a share lock on its pet's key until then, which stock writes
+   * (FOR NO KEY UPDATE) do not wait for.
+   */
+  async addStream(batches: AsyncIterable<readonly Order[]>): Promise<Result<number, OrderRefusal>> {
+    let count = 0;
+    const refusal = await this.db.allOrNothing(async (tx): Promise<OrderRefusal | undefined> => {
+      for await (const batch of batches) {
+        for (const slice of slices(batch)) {
+          const refused = await refusalOf(tx, slice);
+          if (refused !== undefined) return refused;
+          const { text, values } = valuesList(
+            slice.map((o) => [o.id, o.petId, o.quantity, o.shipDate, o.status, o.complete]),
+            ['bigint', 'bigint', 'integer'],
+          );
+          await tx.run(`INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES ${text}`, values);
+          count += slice.length;
+        }
       }
       return undefined;
     });
-    return refusal === undefined ? ok(orders.length) : fail(refusal);
+    return refusal === undefined ? ok(count) : fail(refusal);
   }
 }

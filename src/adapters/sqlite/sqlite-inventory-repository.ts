@@ -55,10 +55,14 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly forgetExpired: Statement<[number, number]>;
   private readonly writes: GroupCommit<StockWrite, StockWriteResult>;
 
-  /** `pets` is the revision of the `pets` table, shared with every other writer of it on `db`. */
+  /**
+   * `pets` is the revision of the `pets` table, shared with every other writer of it on `db`;
+   * `onGroupCommit` is told the number of writes each group commit carried.
+   */
   constructor(
     db: Database,
     private readonly pets: StoreRevision,
+    onGroupCommit?: (writes: number) => void,
   ) {
     this.firstPage = db.prepare<[number], StockRow>('SELECT id, quantity, status FROM pets ORDER BY id LIMIT ?').raw();
     this.nextPage = db
@@ -96,37 +100,45 @@ export class SqliteInventoryRepository implements InventoryRepository {
         outcome: decodeOutcome(row.outcome),
       };
     };
-    this.writes = new GroupCommit(db, (command: StockWrite): StockWriteResult => {
-      const claim = command.idempotency;
-      if (claim !== undefined) {
-        const answer = answerFromClaim(storedClaim(claim), claim, command.atMs);
-        if (answer !== undefined) return answer;
-      }
-      const row = this.readEntry.get(command.petId);
-      const plan = planStockWrite(row === undefined ? undefined : entryOfRow(row), command.quantity, command.ifVersion);
-      let changeId: bigint | undefined;
-      if (plan.kind === 'write') {
-        store.run(plan.after.quantity, plan.after.status, plan.version, command.petId);
-        pets.bump();
-        const { before, after } = plan;
-        changeId = BigInt(
-          record.run(
-            command.petId,
-            before.quantity,
-            before.status,
-            after.quantity,
-            after.status,
-            command.actor,
-            command.atMs,
-          ).lastInsertRowid,
+    this.writes = new GroupCommit(
+      db,
+      (command: StockWrite): StockWriteResult => {
+        const claim = command.idempotency;
+        if (claim !== undefined) {
+          const answer = answerFromClaim(storedClaim(claim), claim, command.atMs);
+          if (answer !== undefined) return answer;
+        }
+        const row = this.readEntry.get(command.petId);
+        const plan = planStockWrite(
+          row === undefined ? undefined : entryOfRow(row),
+          command.quantity,
+          command.ifVersion,
         );
-      }
-      const outcome = outcomeOf(plan, command, changeId);
-      if (claim !== undefined) {
-        storeClaim.run(claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs);
-      }
-      return resultOf(outcome, false);
-    });
+        let changeId: bigint | undefined;
+        if (plan.kind === 'write') {
+          store.run(plan.after.quantity, plan.after.status, plan.version, command.petId);
+          pets.bump();
+          const { before, after } = plan;
+          changeId = BigInt(
+            record.run(
+              command.petId,
+              before.quantity,
+              before.status,
+              after.quantity,
+              after.status,
+              command.actor,
+              command.atMs,
+            ).lastInsertRowid,
+          );
+        }
+        const outcome = outcomeOf(plan, command, changeId);
+        if (claim !== undefined) {
+          storeClaim.run(claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs);
+        }
+        return resultOf(outcome, false);
+      },
+      onGroupCommit,
+    );
   }
 
   /**

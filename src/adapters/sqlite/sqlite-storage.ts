@@ -25,6 +25,8 @@ export interface SqliteStorageOptions {
   readonly busyTimeoutMs?: number;
   /** The setting the path came from (e.g. PETSTORE_DB), named in every error about the file. */
   readonly setting?: string;
+  /** Told the number of stock updates each group commit carried, once committed (for metrics). */
+  readonly onGroupCommit?: (updates: number) => void;
 }
 
 /** Every storage port over one SQLite file, sharing one connection. */
@@ -61,7 +63,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
 
   // One revision for the pets table: stock updates and imports both move the list it stands for.
   const petsRevision = new StoreRevision(db);
-  const inventory = new SqliteInventoryRepository(db, petsRevision);
+  const inventory = new SqliteInventoryRepository(db, petsRevision, options.onGroupCommit);
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
        AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,
