@@ -154,7 +154,7 @@ export async function runHttpSuite(
 }
 
 /** A figure of both sides, service first: `12.5 / 3.0`; n/a where it could not be read. */
-function both(s: Scenario, pick: (run: LoadRun) => number | undefined, format: (n: number) => string): string {
+export function both(s: Scenario, pick: (run: LoadRun) => number | undefined, format: (n: number) => string): string {
   const side = (which: 'service' | 'baseline'): string => {
     const values = s.rounds.map((r) => pick(r[which])).filter((v): v is number => v !== undefined);
     return values.length === 0 ? 'n/a' : format(median(values));

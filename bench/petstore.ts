@@ -64,7 +64,7 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
 /** This process's environment less whatever would change how a server child behaves. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const kept = Object.entries(process.env).filter(
-    ([name]) => !/^(PETSTORE_|REDIS_|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name),
+    ([name]) => !/^(PETSTORE_|REDIS_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name),
   );
   return Object.fromEntries(kept);
 }
@@ -73,6 +73,8 @@ export interface ServiceOptions {
   readonly db: string;
   /** Set: the Redis limiter; unset: the in-process one. */
   readonly redisUrl?: string;
+  /** Set: PostgreSQL for storage instead of the SQLite file `db`. */
+  readonly databaseUrl?: string;
   /** Set: run under `node --cpu-prof`, the profile written to this folder when the process exits. */
   readonly profileDir?: string;
   /** Set: load bench/event-loop-probe.mjs, which writes to this file on SIGUSR2 (see latency.ts). */
@@ -113,6 +115,11 @@ export function startService(name: string, options: ServiceOptions, logFile: str
       // A benchmark waits on purpose: with the default 100 ms a stall of this busy machine would hand
       // decisions to the in-process fallback, and the figures would no longer be the Redis limiter's.
       ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl, REDIS_COMMAND_TIMEOUT_MS: '5000' }),
+      // Likewise the wait for a pooled connection: 50 connections of load share a pool of 10, and on this
+      // busy machine the slowest writes kept some requests waiting past the default 2 s (503).
+      ...(options.databaseUrl === undefined
+        ? {}
+        : { DATABASE_URL: options.databaseUrl, PETSTORE_PG_CONNECT_TIMEOUT_MS: '10000' }),
     },
     logFile,
   );

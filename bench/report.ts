@@ -3,6 +3,7 @@ import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario }
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
 import { loadAverages, type Machine } from './machine.js';
 import { type MetricsResult, metricsSection } from './metrics.js';
+import { type PostgresResult, postgresSection } from './postgres.js';
 import { type ProfileRun, profileSection } from './profile.js';
 import { PEAK_RSS_TARGET_BYTES, type ScaleResult, scaleSection, TTLB_TARGET, ttlbRatio } from './scale.js';
 import type { BenchSettings } from './settings.js';
@@ -20,6 +21,8 @@ export interface BenchResults {
   readonly metrics?: MetricsResult;
   /** Absent from records written before the suite existed. */
   readonly cli?: CliResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly postgres?: PostgresResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -113,7 +116,8 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about ten minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli), printed only',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres), printed only',
+    'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
     '',
@@ -142,5 +146,8 @@ export function readme(input: BenchRecord, notes: string): string {
     notes.trim(),
     '',
     ...(results.cli === undefined ? [] : [cliSection(results.cli), '']),
+    ...(results.postgres === undefined || settings.postgres === undefined
+      ? []
+      : [postgresSection(results.postgres, settings.postgres), '']),
   ].join('\n');
 }

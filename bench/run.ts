@@ -1,10 +1,13 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
- * Usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli] [-- --render]
+ * Usage: npm run bench [-- --quick] [-- --write]
+ *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres [--merge]] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
  * - --write: with --quick, rewrite both files all the same;
  * - --only: the suites named, printed only (the files are written whole or not at all);
+ * - --merge: with --only, the suites' figures and settings replace theirs in bench/results.json, the rest
+ *   are kept, and bench/README.md is written again (a section says when its figures were measured);
  * - --render: measure nothing; write bench/README.md again from bench/results.json and bench/notes.md.
  */
 import { rmSync } from 'node:fs';
@@ -16,9 +19,10 @@ import { cliSection, runCliSuite } from './cli.js';
 import { httpSection, runHttpSuite } from './http.js';
 import { formatJson } from './json-file.js';
 import { limiterSection, runLimiterSuite } from './limiter.js';
-import { describeMachine, loadAverages } from './machine.js';
+import { describeMachine, loadAverages, type Machine } from './machine.js';
 import { metricsSection, runMetricsSuite } from './metrics.js';
 import { buildService } from './petstore.js';
+import { postgresSection, runPostgresSuite } from './postgres.js';
 import { profileSection, runProfileSuite } from './profile.js';
 import { type BenchRecord, type BenchResults, readme, targetsTable } from './report.js';
 import { runScaleSuite, scaleSection } from './scale.js';
@@ -29,12 +33,13 @@ const README = join(import.meta.dirname, 'README.md');
 const NOTES = join(import.meta.dirname, 'notes.md');
 const RESULTS = join(import.meta.dirname, 'results.json');
 const USAGE =
-  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli] [-- --render]';
+  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres [--merge]] [-- --render]';
 
 interface Options {
   readonly render: boolean;
   readonly quick: boolean;
   readonly write: boolean;
+  readonly merge: boolean;
   readonly suites: readonly Suite[];
 }
 
@@ -44,11 +49,13 @@ function parseOptions(argv: readonly string[]): Options {
   let render = false;
   let quick = false;
   let write = false;
+  let merge = false;
   let only: Suite[] | undefined;
   for (const arg of argv) {
     if (arg === '--render') render = true;
     else if (arg === '--quick') quick = true;
     else if (arg === '--write') write = true;
+    else if (arg === '--merge') merge = true;
     else if (arg.startsWith('--only=')) {
       const names = arg.slice('--only='.length).split(',');
       const unknown = names.filter((n) => !isSuite(n));
@@ -59,7 +66,8 @@ function parseOptions(argv: readonly string[]): Options {
   const suites = only ?? [...SUITES];
   if (write && only !== undefined) throw new Error('--write needs every suite: the files are written whole');
   if (render && argv.length > 1) throw new Error(`--render takes no other option; ${USAGE}`);
-  return { render, quick, write: only === undefined && (write || !quick), suites };
+  if (merge && (only === undefined || quick)) throw new Error('--merge needs --only, and full rounds');
+  return { render, quick, write: only === undefined && (write || !quick), merge, suites };
 }
 
 const log = (line: string): void => {
@@ -69,7 +77,14 @@ const log = (line: string): void => {
 type Results = { -readonly [S in Suite]?: BenchResults[S] };
 
 /** Runs one suite into `results` and returns its section of the README. */
-async function runSuite(suite: Suite, settings: BenchSettings, dir: string, redisUrl: string, results: Results) {
+async function runSuite(
+  suite: Suite,
+  settings: BenchSettings,
+  dir: string,
+  redisUrl: string,
+  results: Results,
+  machine: Machine,
+) {
   switch (suite) {
     case 'http':
       results.http = await runHttpSuite(dir, redisUrl, settings.http, log);
@@ -92,15 +107,27 @@ async function runSuite(suite: Suite, settings: BenchSettings, dir: string, redi
     case 'cli':
       results.cli = await runCliSuite(dir, settings.cli, log);
       return cliSection(results.cli);
+    case 'postgres': {
+      const load = settings.postgres;
+      if (load === undefined) throw new Error('the settings have no postgres entry');
+      results.postgres = await runPostgresSuite(dir, machine.commit, load, log);
+      return postgresSection(results.postgres, load);
+    }
   }
 }
 
-async function runSuites(options: Options, settings: BenchSettings, dir: string, redisUrl: string): Promise<Results> {
+async function runSuites(
+  options: Options,
+  settings: BenchSettings,
+  dir: string,
+  redisUrl: string,
+  machine: Machine,
+): Promise<Results> {
   const results: Results = {};
   for (const suite of options.suites) {
     const started = performance.now();
     log(`\n== ${suite} ==`);
-    const markdown = await runSuite(suite, settings, dir, redisUrl, results);
+    const markdown = await runSuite(suite, settings, dir, redisUrl, results, machine);
     log(`\n${markdown}\n\n(${suite}: ${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
   return results;
@@ -128,7 +155,7 @@ async function main(): Promise<void> {
   const redis = await startRedisServer();
   let results: Results;
   try {
-    results = await runSuites(options, settings, dir, redis.url);
+    results = await runSuites(options, settings, dir, redis.url, machine);
   } finally {
     await redis.stop();
     await rm(dir, { recursive: true, force: true });
@@ -136,11 +163,26 @@ async function main(): Promise<void> {
   const minutes = (performance.now() - started) / 60_000;
   if (complete(results)) log(`\n## Targets\n\n${targetsTable(results)}\n`);
   log(`done in ${minutes.toFixed(1)} minutes`);
+  if (options.merge) return mergeResults(results, settings, options.suites);
   if (!options.write || !complete(results)) return;
   const date = new Date().toISOString().slice(0, 10);
   const record: BenchRecord = { date, machine, loadAfter: loadavg(), quick: options.quick, minutes, settings, results };
   await writeFile(RESULTS, formatJson(record));
   await writeReadme(record);
+}
+
+/** Puts the figures and settings of `suites` into bench/results.json in place of theirs, and renders the README. */
+async function mergeResults(results: Results, settings: BenchSettings, suites: readonly Suite[]): Promise<void> {
+  const record = JSON.parse(await readFile(RESULTS, 'utf8')) as BenchRecord;
+  const picked = <T extends object>(all: T): Partial<T> =>
+    Object.fromEntries(suites.map((s) => [s, all[s as keyof T]])) as Partial<T>;
+  const merged: BenchRecord = {
+    ...record,
+    settings: { ...record.settings, ...picked(settings) },
+    results: { ...record.results, ...picked(results as BenchResults) },
+  };
+  await writeFile(RESULTS, formatJson(merged));
+  await writeReadme(merged);
 }
 
 async function writeReadme(record: BenchRecord): Promise<void> {

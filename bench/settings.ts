@@ -1,11 +1,12 @@
 import type { CliSettings } from './cli.js';
 import type { LoadSettings } from './http.js';
 import type { LimiterSettings } from './limiter.js';
+import type { PostgresSettings } from './postgres.js';
 import type { ProfileSettings } from './profile.js';
 import type { ScaleSettings } from './scale.js';
 import type { SqliteSettings } from './sqlite.js';
 
-export const SUITES = ['http', 'limiter', 'scale', 'profile', 'sqlite', 'metrics', 'cli'] as const;
+export const SUITES = ['http', 'limiter', 'scale', 'profile', 'sqlite', 'metrics', 'cli', 'postgres'] as const;
 export type Suite = (typeof SUITES)[number];
 
 /** How long and how often each suite measures. */
@@ -17,6 +18,8 @@ export interface BenchSettings {
   readonly sqlite: SqliteSettings;
   readonly metrics: LoadSettings;
   readonly cli: CliSettings;
+  /** The HTTP load over SQLite and over PostgreSQL; absent from the records of runs before it existed. */
+  readonly postgres?: PostgresSettings;
 }
 
 /** `npm run bench`: what the issue asks for; about ten minutes on two cores. */
@@ -32,6 +35,7 @@ export const FULL: BenchSettings = {
   sqlite: { importPets: 1_000_000, importRounds: 3, updatePets: 10_000, updateSeconds: 3, updateRounds: 3 },
   metrics: { seconds: 10, rounds: 5, warmupSeconds: 2 },
   cli: { pets: 1_000_000, rounds: 3 },
+  postgres: { seconds: 10, rounds: 3, warmupSeconds: 2, listPets: 1_000_000 },
 };
 
 /** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
@@ -43,4 +47,5 @@ export const QUICK: BenchSettings = {
   sqlite: { importPets: 100_000, importRounds: 1, updatePets: 10_000, updateSeconds: 1, updateRounds: 1 },
   metrics: { seconds: 1.5, rounds: 2, warmupSeconds: 0.5 },
   cli: { pets: 100_000, rounds: 1 },
+  postgres: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5, listPets: 100_000 },
 };

@@ -2,8 +2,9 @@
  * The composition root. `node dist/main.js serve` (npm start) runs the HTTP service; any other
  * arguments run the admin CLI (`npm run --silent petstore -- keys create --plan free`).
  */
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { isAdminCommand, runAdminCli } from './adapters/cli/admin-cli.js';
+import { describeUrl } from './adapters/postgres/postgres-storage.js';
 import { createServiceMetrics } from './adapters/prometheus/service-metrics.js';
 import { type Config, ConfigError, readConfig } from './composition/config.js';
 import { buildContainer, closeables, healthChecks, resolve } from './composition/container.js';
@@ -13,8 +14,15 @@ import { listen } from './composition/http-server.js';
 import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js';
 import { httpMetricsOf, listenForMetrics, metricsModule } from './composition/metrics-module.js';
 import { startOutcomePurge } from './composition/outcome-purge.js';
+import { postgresStorageModule } from './composition/postgres-module.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
+
+/** PostgreSQL when DATABASE_URL is set, else the SQLite file: opened (and migrated) before the container. */
+const storageOf = (config: Config, logger: Logger) =>
+  config.databaseUrl === undefined
+    ? Promise.resolve('sqlite' as const)
+    : postgresStorageModule({ ...config, databaseUrl: config.databaseUrl }, logger);
 
 async function serve(config: Config): Promise<void> {
   // Asynchronous: a request never waits for its log line to be written.
@@ -28,23 +36,27 @@ async function serve(config: Config): Promise<void> {
     destination,
   );
   const readiness: Readiness = { ready: false };
-  // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file.
+  // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file; over
+  // PostgreSQL it starts empty (the default module), since instances that share a store share limits
+  // through Redis.
   const limiterModules =
-    config.redisUrl === undefined
-      ? [limiterSnapshotModule()]
-      : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
+    config.redisUrl !== undefined
+      ? [redisLimiterModule({ ...config, redisUrl: config.redisUrl })]
+      : config.databaseUrl === undefined
+        ? [limiterSnapshotModule()]
+        : [];
   const metrics = config.metrics ? createServiceMetrics() : undefined;
   const measured = metrics === undefined ? [] : [metricsModule(metrics)];
   const httpMetrics = metrics === undefined ? undefined : httpMetricsOf(metrics, config);
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
-    storage: 'sqlite',
+    storage: await storageOf(config, logger),
     modules: [...limiterModules, ...measured, httpModule(config, readiness, () => checks(), httpMetrics)],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);
 
-  if (config.env === 'development' && resolve(container, TOKENS.storageIsEmpty)()) {
+  if (config.env === 'development' && (await resolve(container, TOKENS.storageIsEmpty)())) {
     const key = await seedDevelopment(core);
     process.stdout.write(
       [
@@ -73,7 +85,8 @@ async function serve(config: Config): Promise<void> {
   readiness.ready = true;
   const stopPurge = startOutcomePurge(core, logger);
   const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
-  logger.info({ url: `${running.url}/v1`, env: config.env, db: config.dbPath, limiter }, 'listening');
+  const db = config.databaseUrl === undefined ? config.dbPath : describeUrl(config.databaseUrl);
+  logger.info({ url: `${running.url}/v1`, env: config.env, db, limiter }, 'listening');
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -111,7 +124,8 @@ function endLog(destination: ReturnType<typeof pino.destination>, timeoutMs: num
 }
 
 async function admin(argv: readonly string[], config: Config): Promise<number> {
-  const container = buildContainer(config, pino({ level: 'silent' }), { storage: 'sqlite' });
+  const logger = pino({ level: 'silent' });
+  const container = buildContainer(config, logger, { storage: await storageOf(config, logger) });
   try {
     return await runAdminCli(argv, resolve(container, TOKENS.core));
   } finally {

@@ -12,6 +12,13 @@ export interface Config {
   readonly port: number;
   readonly dbPath: string;
   readonly synchronous: 'FULL' | 'NORMAL';
+  /** PostgreSQL for every storage port when set; otherwise the SQLite file at `dbPath`. */
+  readonly databaseUrl: string | undefined;
+  readonly postgres: {
+    readonly poolSize: number;
+    readonly statementTimeoutMs: number;
+    readonly connectTimeoutMs: number;
+  };
   readonly redisUrl: string | undefined;
   readonly redisCommandTimeoutMs: number;
   /** What the limiter does while Redis is unreachable: fall back in process, or answer 503. */
@@ -86,6 +93,16 @@ const EnvSchema = v.object({
   PORT: v.optional(integer(0, 65_535), '8080'),
   PETSTORE_DB: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), './data/petstore.db'),
   PETSTORE_SYNCHRONOUS: v.optional(v.picklist(['FULL', 'NORMAL']), 'FULL'),
+  DATABASE_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^postgres(ql)?:\/\/[^/]/, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database'),
+      v.check((url) => URL.canParse(url), 'must be a PostgreSQL URL: postgres://user:password@host:5432/database'),
+    ),
+  ),
+  PETSTORE_PG_POOL_SIZE: v.optional(integer(1, 1_000), '10'),
+  PETSTORE_PG_STATEMENT_TIMEOUT_MS: v.optional(integer(1, 600_000), '5000'),
+  PETSTORE_PG_CONNECT_TIMEOUT_MS: v.optional(integer(1, 600_000), '2000'),
   REDIS_URL: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'))),
   REDIS_COMMAND_TIMEOUT_MS: v.optional(integer(1, 60_000), '100'),
   PETSTORE_RATE_LIMIT_FAILURE: v.optional(v.picklist(['open', 'closed']), 'open'),
@@ -124,7 +141,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const name = v.getDotPath(issue) ?? 'configuration';
-    throw new ConfigError(`${name}=${JSON.stringify(present[name] ?? '')}: ${issue.message}`);
+    // A database URL may carry a password: the message names the variable, never its value.
+    const shown = name === 'DATABASE_URL' ? '(value not shown)' : JSON.stringify(present[name] ?? '');
+    throw new ConfigError(`${name}=${shown}: ${issue.message}`);
   }
   const e = parsed.output;
   if (e.PETSTORE_PETS_DEPRECATED_AT > e.PETSTORE_PETS_SUNSET) {
@@ -147,6 +166,12 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     port: e.PORT,
     dbPath: e.PETSTORE_DB,
     synchronous: e.PETSTORE_SYNCHRONOUS,
+    databaseUrl: e.DATABASE_URL,
+    postgres: {
+      poolSize: e.PETSTORE_PG_POOL_SIZE,
+      statementTimeoutMs: e.PETSTORE_PG_STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: e.PETSTORE_PG_CONNECT_TIMEOUT_MS,
+    },
     redisUrl: e.REDIS_URL,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     rateLimitFailure: e.PETSTORE_RATE_LIMIT_FAILURE,

@@ -8,8 +8,8 @@ import { type Closeable, type HealthCheck, id, TOKENS, type Token } from './toke
 
 /** Which adapters fill the ports. */
 export interface AdapterChoice {
-  /** SQLite (the default) or memory (nothing survives a restart). */
-  readonly storage: 'sqlite' | 'memory';
+  /** SQLite (the default), memory (nothing survives a restart), or a module binding every storage port (PostgreSQL). */
+  readonly storage: 'sqlite' | 'memory' | ContainerModule;
   /** Extra modules: the rate limiter when not in-process, the HTTP app when serving. */
   readonly modules?: readonly ContainerModule[];
 }
@@ -23,7 +23,10 @@ export function buildContainer(config: Config, logger: Logger, choice: AdapterCh
   container.bind(id(TOKENS.config)).toConstantValue(config);
   container.bind(id(TOKENS.logger)).toConstantValue(logger);
   container.load(coreModule(config));
-  container.load(choice.storage === 'sqlite' ? sqliteStorageModule(config) : memoryStorageModule());
+  const storage = choice.storage;
+  container.load(
+    storage === 'sqlite' ? sqliteStorageModule(config) : storage === 'memory' ? memoryStorageModule() : storage,
+  );
   const extra = choice.modules ?? [];
   container.load(...extra);
   if (!container.isBound(id(TOKENS.limiter))) container.load(memoryLimiterModule());

@@ -80,7 +80,7 @@ export const TOKENS = {
   keys: token<ApiKeyStore>('ApiKeyStore'),
   limiter: token<RateLimiter>('RateLimiter'),
   core: token<InventoryCore>('InventoryCore'),
-  storageIsEmpty: token<() => boolean>('StorageIsEmpty'),
+  storageIsEmpty: token<() => boolean | Promise<boolean>>('StorageIsEmpty'),
   closeables: token<Closeable>('Closeable'),
   healthChecks: token<HealthCheck>('HealthCheck'),
   instrumentation: token<Instrumentation>('Instrumentation'),

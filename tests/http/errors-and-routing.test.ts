@@ -130,14 +130,12 @@ describe('a limiter that cannot decide', () => {
     expect(response.text).not.toContain('the shared store is down');
   });
 
-  it('answers 500 internal_error when the limiter throws, whatever the error says of itself', async () => {
-    for (const error of [new Error('limiter bug'), Object.assign(new Error('limiter down'), { code: 'unavailable' })]) {
-      const response = await answerWith(async () => {
-        throw error;
-      });
-      expect(response.status).toBe(500);
-      expect(response.text).not.toContain('limiter');
-    }
+  it('answers 500 internal_error when the limiter fails in any other way', async () => {
+    const response = await answerWith(async () => {
+      throw new Error('limiter bug');
+    });
+    expect(response.status).toBe(500);
+    expect(response.text).not.toContain('limiter bug');
   });
 });
 

@@ -21,7 +21,7 @@ export function sendError(ctx: HttpContext, code: ErrorCode, message: string): v
   sendJson(ctx, errorJson(code, message, status));
 }
 
-/** An expected failure found in a thrown error: a client's unreadable body. */
+/** An expected failure found in a thrown error: a client's unreadable body, or a store that is down. */
 export interface ThrownProblem {
   readonly code: ErrorCode;
   readonly message: string;
@@ -40,12 +40,19 @@ const BODY_ERRORS: ReadonlyMap<string, ThrownProblem> = new Map<string, ThrownPr
   ['stream.not.readable', CUT_OFF],
 ]);
 
+const UNAVAILABLE: ThrownProblem = {
+  code: 'unavailable',
+  message: 'a service this request needs is unavailable; retry shortly',
+};
+
 /**
  * The expected problem a thrown error stands for, or `undefined` when it is a failure of the service
- * (a 500). A limiter that cannot decide says so in its answer, not by throwing (see the RateLimiter port).
+ * (a 500). A store that cannot answer for now (PostgreSQL down) throws an error whose `code` is
+ * `unavailable`: that is a 503, not a bug. A limiter says so in its answer instead (the RateLimiter port).
  */
 export function thrownProblemOf(error: unknown): ThrownProblem | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
+  if ('code' in error && error.code === 'unavailable') return UNAVAILABLE;
   if (!('type' in error) || typeof error.type !== 'string') return undefined;
   const problem = BODY_ERRORS.get(error.type);
   if (problem?.code === 'payload_too_large' && 'limit' in error && typeof error.limit === 'number') {

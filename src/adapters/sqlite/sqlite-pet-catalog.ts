@@ -2,11 +2,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database, Statement } from 'better-sqlite3';
 import type { DuplicatePet, NewPet, PetCatalog, StockedPet } from '../../application/ports/pet-catalog.js';
 import { domainError } from '../../domain/errors.js';
-import { checkPetFields, type Pet } from '../../domain/pet.js';
-import { type PetId, petId } from '../../domain/pet-id.js';
-import { isPetStatus } from '../../domain/pet-status.js';
+import type { Pet } from '../../domain/pet.js';
+import type { PetId } from '../../domain/pet-id.js';
 import { quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
+import { columnsOf, type NewPetColumns, petOfColumns } from '../shared/pet-columns.js';
 import { allOrNothing } from './all-or-nothing.js';
 import { importThroughStaging, type Staging } from './staged-import.js';
 import type { StoreRevision } from './store-revision.js';
@@ -22,58 +22,22 @@ interface PetRow {
   readonly tags: string;
 }
 
-type InsertParams = [bigint, string, string, number, string | null, string | null, string, string];
-
-/** Tags as stored: the id as decimal text, since a JSON number past 2^53 is rounded by most readers. */
-interface StoredTag {
-  readonly id: string;
-  readonly name: string;
-}
-
-const NONE = '[]';
 const COLUMNS = 'id, name, status, quantity, category_id, category_name, photo_urls, tags';
 /** As many pets a chunk of an export holds as a chunk of the inventory list. */
 const EXPORT_CHUNK = 1_000;
 
-const tagsText = (tags: NewPet['tags']): string =>
-  tags === undefined || tags.length === 0
-    ? NONE
-    : JSON.stringify(tags.map((t): StoredTag => ({ id: t.id.toString(), name: t.name })));
+const rowOf = columnsOf;
 
-const photosText = (urls: NewPet['photoUrls']): string =>
-  urls === undefined || urls.length === 0 ? NONE : JSON.stringify(urls);
-
-/** The row of a pet to insert, once the domain has checked its fields. */
-function rowOf(p: NewPet): InsertParams {
-  checkPetFields(p);
-  return [
-    p.id,
-    p.name,
-    p.status,
-    p.quantity,
-    p.category?.id.toString() ?? null,
-    p.category?.name ?? null,
-    photosText(p.photoUrls),
-    tagsText(p.tags),
-  ];
-}
-
-function petOfRow(row: PetRow): Pet {
-  if (!isPetStatus(row.status)) throw new Error(`pet ${row.id} has the unknown status ${row.status}`);
-  // Most pets have no tags and no photos: '[]' needs no parse.
-  const tags =
-    row.tags === NONE ? [] : (JSON.parse(row.tags) as StoredTag[]).map((t) => ({ id: BigInt(t.id), name: t.name }));
-  return {
-    id: petId(row.id),
+const petOfRow = (row: PetRow): Pet =>
+  petOfColumns({
+    id: row.id,
     name: row.name,
-    ...(row.category_id === null || row.category_name === null
-      ? {}
-      : { category: { id: BigInt(row.category_id), name: row.category_name } }),
-    photoUrls: row.photo_urls === NONE ? [] : (JSON.parse(row.photo_urls) as string[]),
-    tags,
     status: row.status,
-  };
-}
+    categoryId: row.category_id,
+    categoryName: row.category_name,
+    photoUrls: row.photo_urls,
+    tags: row.tags,
+  });
 
 const stockedPetOfRow = (row: PetRow): StockedPet => ({ ...petOfRow(row), quantity: quantity(Number(row.quantity)) });
 
@@ -98,7 +62,7 @@ export class SqlitePetCatalog implements PetCatalog {
     this.nextChunk = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ? ORDER BY id LIMIT ?`);
     // DO NOTHING instead of a failure: `changes` then tells a duplicate from any other error, which
     // still throws (a broken constraint there is a bug, not bad input).
-    const insert = db.prepare<InsertParams>(
+    const insert = db.prepare<NewPetColumns>(
       `INSERT INTO pets (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     );
     this.insertAll = allOrNothing(db, (pets: readonly NewPet[]): DuplicatePet | undefined => {

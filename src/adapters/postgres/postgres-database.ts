@@ -1,0 +1,292 @@
+import pg from 'pg';
+
+/** How to reach PostgreSQL, and how long anything may take there. */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database`. */
+  readonly url: string;
+  /** The most connections this process holds; default 10. */
+  readonly poolSize?: number;
+  /**
+   * The longest one statement may run before PostgreSQL cancels it; default 5,000 ms. The client gives
+   * up a little later on its own, for a server that has stopped answering at all.
+   */
+  readonly statementTimeoutMs?: number;
+  /** The longest a request waits for a connection, new or from the pool; default 2,000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** Told when the server stops answering (with the failure) and when it answers again. */
+  readonly onHealthChange?: (healthy: boolean, cause?: unknown) => void;
+}
+
+/** Thrown when PostgreSQL cannot answer for now (down, restarting, overloaded): the HTTP edge answers 503. */
+export class PostgresUnavailableError extends Error {
+  readonly code = 'unavailable';
+
+  constructor(options: { readonly cause: unknown }) {
+    super('PostgreSQL is unavailable', options);
+    this.name = 'PostgresUnavailableError';
+  }
+}
+
+/**
+ * SQLSTATE classes that mean the server cannot serve now, not that the statement is wrong: 08
+ * connection exception, 53 insufficient resources (too many connections), 57 operator intervention
+ * (shutdown, restart, statement timeout), 58 system error; and 25006, a read-only transaction, which is
+ * what a standby answers after a failover.
+ */
+const UNAVAILABLE_CLASSES = new Set(['08', '53', '57', '58']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+/** What node-postgres says, without a code, when a connection cannot be had or is lost. */
+const DRIVER_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|not queryable/;
+
+function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof pg.DatabaseError) {
+    const state = error.code ?? '';
+    return UNAVAILABLE_CLASSES.has(state.slice(0, 2)) || state === '25006';
+  }
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+  return DRIVER_MESSAGES.test(error.message);
+}
+
+/** Turns a failure of the server or the connection into PostgresUnavailableError; anything else stays as it is. */
+function classified(error: unknown): unknown {
+  return isUnavailable(error) ? new PostgresUnavailableError({ cause: error }) : error;
+}
+
+/** int8 comes back as an exact bigint: ids span the whole signed 64-bit range. Set on the pool, not globally. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? BigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** A value a statement takes; bigints are sent as their exact decimal text. */
+export type SqlValue = string | number | bigint | boolean | null;
+
+/**
+ * A statement of the request path, which each connection parses and plans once, under `name`, instead
+ * of on every call. Only for statements of fixed text: a connection keeps every one it has prepared.
+ */
+export interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
+
+export const prepared = (name: string, text: string): Prepared => ({ name, text });
+
+/** SQL text, or a prepared statement. */
+export type Sql = string | Prepared;
+
+/** The part of a connection a statement needs: the pool, or the client of a transaction. */
+export interface Queryable {
+  /** Rows as arrays, in the order of the SELECT list: cheaper to build than objects. */
+  rows<R extends readonly unknown[]>(sql: Sql, values?: readonly SqlValue[]): Promise<R[]>;
+  /** The number of rows a statement wrote. */
+  run(sql: Sql, values?: readonly SqlValue[]): Promise<number>;
+}
+
+/** The connection of one transaction. */
+export interface Transaction extends Queryable {
+  /**
+   * Sends COMMIT now, behind the statements already sent, without waiting for their answers: on a
+   * pipelined connection the last statements and the commit share one round trip. Should one of
+   * them fail, PostgreSQL answers the COMMIT by rolling back, and that statement's failure is thrown
+   * where it is awaited. Without it, the transaction commits once `work` resolves.
+   */
+  commit(): Promise<void>;
+}
+
+const configOf = (sql: Sql, values: readonly SqlValue[]): pg.QueryConfig<unknown[]> =>
+  typeof sql === 'string'
+    ? { text: sql, values: [...values] }
+    : { name: sql.name, text: sql.text, values: [...values] };
+
+const queryableOf = (target: pg.Pool | pg.PoolClient): Queryable => ({
+  async rows<R extends readonly unknown[]>(sql: Sql, values: readonly SqlValue[] = []) {
+    try {
+      const config: pg.QueryArrayConfig<unknown[]> = { ...configOf(sql, values), rowMode: 'array' };
+      // The column types are the SELECT list's: the caller names them in R.
+      return (await target.query(config)).rows as unknown as R[];
+    } catch (error) {
+      throw classified(error);
+    }
+  },
+  async run(sql: Sql, values: readonly SqlValue[] = []) {
+    try {
+      return (await target.query(configOf(sql, values))).rowCount ?? 0;
+    } catch (error) {
+      throw classified(error);
+    }
+  },
+});
+
+/** Carries a refusal out of a transaction, which rolls back only when its work throws. */
+class Refusal<E> extends Error {
+  constructor(readonly reason: E) {
+    super('the write was refused');
+  }
+}
+
+/** A pool of connections to one database, whose failures to reach the server come out as PostgresUnavailableError. */
+export class PostgresDatabase implements Queryable {
+  private readonly pool: pg.Pool;
+  private readonly direct: Queryable;
+  private up = true;
+  private probe: NodeJS.Timeout | undefined;
+  private readonly onHealthChange: (healthy: boolean, cause?: unknown) => void;
+
+  constructor(options: PostgresOptions) {
+    this.onHealthChange = options.onHealthChange ?? (() => {});
+    const statementTimeoutMs = options.statementTimeoutMs ?? 5_000;
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
+      statement_timeout: statementTimeoutMs,
+      // A server that stops answering at all never cancels anything: the client stops waiting too.
+      query_timeout: statementTimeoutMs + 1_000,
+      // A process that stalls inside a transaction must not hold its row locks for long.
+      idle_in_transaction_session_timeout: statementTimeoutMs * 2,
+      keepAlive: true,
+      // Statements are sent without waiting for the answers before them: a transaction's statements
+      // that do not depend on one another share a round trip (see PostgresInventoryRepository.write).
+      pipeline: true,
+      application_name: 'petstore',
+      types,
+    });
+    // An idle connection that breaks (a server restart) is reported here; without a listener it would
+    // crash the process. The pool drops it, and the next checkout connects anew.
+    this.pool.on('error', (error) => this.setHealthy(false, error));
+    this.direct = queryableOf(this.pool);
+  }
+
+  rows<R extends readonly unknown[]>(sql: Sql, values?: readonly SqlValue[]): Promise<R[]> {
+    return this.track(this.direct.rows<R>(sql, values));
+  }
+
+  run(sql: Sql, values?: readonly SqlValue[]): Promise<number> {
+    return this.track(this.direct.run(sql, values));
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
+   * throws. A connection whose rollback fails is destroyed rather than given back to the pool.
+   */
+  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.track(this.inTransaction(work));
+  }
+
+  /**
+   * Runs `work` in one transaction that is rolled back when `work` resolves to a refusal (an expected
+   * failure such as a duplicate id) and committed when it resolves to `undefined`.
+   */
+  async allOrNothing<E>(work: (tx: Queryable) => Promise<E | undefined>): Promise<E | undefined> {
+    try {
+      await this.transaction(async (tx) => {
+        const refusal = await work(tx);
+        if (refusal !== undefined) throw new Refusal(refusal);
+      });
+      return undefined;
+    } catch (error) {
+      if (error instanceof Refusal) return error.reason as E;
+      throw error;
+    }
+  }
+
+  /**
+   * Whether the server answered the last statement or probe. A failure to reach it turns this false at
+   * once; the probe (see `watch`) turns it true again when the server is back, with or without traffic.
+   */
+  healthy(): boolean {
+    return this.up;
+  }
+
+  /** Probes the server with `SELECT 1` every `intervalMs`, so `healthy` follows it while no request does. */
+  watch(intervalMs: number): void {
+    if (this.probe !== undefined) return;
+    this.probe = setInterval(() => {
+      this.run('SELECT 1').catch(() => {});
+    }, intervalMs);
+    this.probe.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.probe);
+    await this.pool.end();
+  }
+
+  private async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classified(error);
+    }
+    // A connection lost while checked out is reported here too; without a listener the event would
+    // crash the process. The statement under way fails on its own, and the client is destroyed below.
+    let lost: Error | undefined;
+    const onError = (error: Error): void => {
+      lost = error;
+    };
+    client.on('error', onError);
+    const release = (error?: Error): void => {
+      client.off('error', onError);
+      client.release(error ?? lost);
+    };
+    const statements = queryableOf(client);
+    let committed: Promise<number> | undefined;
+    const tx: Transaction = {
+      ...statements,
+      commit: async () => {
+        committed ??= statements.run('COMMIT');
+        await committed;
+      },
+    };
+    try {
+      // Not awaited: on a pipelined connection BEGIN travels with the work's first statements. Should
+      // it fail, so do they, and their failure is the one thrown.
+      const begun = statements.run('BEGIN');
+      begun.catch(() => {});
+      const result = await work(tx);
+      await begun;
+      await tx.commit();
+      release();
+      return result;
+    } catch (error) {
+      try {
+        if (lost === undefined) await client.query('ROLLBACK');
+        release();
+      } catch (rollbackError) {
+        release(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
+      }
+      throw error;
+    }
+  }
+
+  private async track<T>(work: Promise<T>): Promise<T> {
+    try {
+      const result = await work;
+      this.setHealthy(true);
+      return result;
+    } catch (error) {
+      if (error instanceof PostgresUnavailableError) this.setHealthy(false, error.cause);
+      throw error;
+    }
+  }
+
+  private setHealthy(healthy: boolean, cause?: unknown): void {
+    if (healthy === this.up) return;
+    this.up = healthy;
+    this.onHealthChange(healthy, cause);
+  }
+}

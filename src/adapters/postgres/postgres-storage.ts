@@ -1,0 +1,72 @@
+import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
+import type { InventoryRepository } from '../../application/ports/inventory-repository.js';
+import type { OrderBook } from '../../application/ports/order-book.js';
+import type { PetCatalog } from '../../application/ports/pet-catalog.js';
+import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
+import { migrate } from './migrations.js';
+import { PostgresApiKeyStore } from './postgres-api-key-store.js';
+import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
+import { PostgresInventoryRepository } from './postgres-inventory-repository.js';
+import { PostgresOrderBook } from './postgres-order-book.js';
+import { PostgresPetCatalog } from './postgres-pet-catalog.js';
+import { PostgresStockChangeLog } from './postgres-stock-change-log.js';
+
+/** Every storage port over one PostgreSQL database, sharing one pool of connections. */
+export interface PostgresStorage {
+  readonly inventory: InventoryRepository;
+  readonly changes: StockChangeLog;
+  readonly pets: PetCatalog;
+  readonly orders: OrderBook;
+  readonly keys: ApiKeyStore;
+  /** True when the store holds no pet, no order and no key: a development start may seed it. */
+  isEmpty(): Promise<boolean>;
+  /** Whether the server answered the last statement or the last probe (once a second). */
+  healthy(): boolean;
+  /** Waits for the statements under way, then closes every connection. */
+  close(): Promise<void>;
+}
+
+/** The URL without its password, for messages and logs. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'the configured database';
+  }
+}
+
+/** How often the health probe asks the server while nothing else does. */
+const PROBE_INTERVAL_MS = 1_000;
+
+/**
+ * Connects to the database at `options.url`, brings its schema up to date (under an advisory lock, so
+ * instances starting at once migrate once), and throws on a schema made by a newer release or when the
+ * server cannot be reached.
+ */
+export async function openPostgresStorage(options: PostgresOptions): Promise<PostgresStorage> {
+  const db = new PostgresDatabase(options);
+  try {
+    await migrate(db, describeUrl(options.url));
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  db.watch(PROBE_INTERVAL_MS);
+  return {
+    inventory: new PostgresInventoryRepository(db),
+    changes: new PostgresStockChangeLog(db),
+    pets: new PostgresPetCatalog(db),
+    orders: new PostgresOrderBook(db),
+    keys: new PostgresApiKeyStore(db),
+    isEmpty: async () => {
+      const [[empty] = [false]] = await db.rows<[boolean]>(
+        `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
+           AND NOT EXISTS (SELECT 1 FROM api_keys)`,
+      );
+      return empty;
+    },
+    healthy: () => db.healthy(),
+    close: () => db.close(),
+  };
+}

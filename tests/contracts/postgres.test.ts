@@ -1,0 +1,29 @@
+import { describe } from 'vitest';
+import { hasPostgresServer, usePostgresServer } from '../postgres/postgres-fixture.js';
+import { describeApiKeyStoreContract } from './api-key-store.contract.js';
+import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
+import { describeOrderBookContract } from './order-book.contract.js';
+import { describePetCatalogContract } from './pet-catalog.contract.js';
+import type { MakeStorage } from './storage-fixture.js';
+
+// One real server for the file, a new database for each test: the suites run through the pool, the
+// transactions and the server's own constraints, as a deployment does.
+describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
+  const postgres = usePostgresServer();
+  const makePostgres: MakeStorage = async () => {
+    const storage = await postgres.storage();
+    return {
+      inventory: storage.inventory,
+      changes: storage.changes,
+      pets: storage.pets,
+      orders: storage.orders,
+      keys: storage.keys,
+      close: () => storage.close(),
+    };
+  };
+
+  describeInventoryRepositoryContract('postgres', makePostgres);
+  describePetCatalogContract('postgres', makePostgres);
+  describeOrderBookContract('postgres', makePostgres);
+  describeApiKeyStoreContract('postgres', makePostgres);
+});
