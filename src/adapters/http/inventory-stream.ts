@@ -2,18 +2,14 @@ import { Readable } from 'node:stream';
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import { itemsJson } from './json-writer.js';
 
-async function* arrayPieces(
-  chunks: AsyncIterator<readonly InventoryItem[]>,
-  first: readonly InventoryItem[],
-  second: readonly InventoryItem[],
-): AsyncGenerator<string> {
+async function* arrayPieces(chunks: AsyncIterator<readonly InventoryItem[]>, opening: string): AsyncGenerator<string> {
   try {
-    yield `[${itemsJson(first)}`;
-    let next: IteratorResult<readonly InventoryItem[]> = { done: false, value: second };
-    while (!next.done) {
+    yield opening;
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) break;
       // An empty chunk writes nothing, so that no stray comma can appear.
       if (next.value.length > 0) yield `,${itemsJson(next.value)}`;
-      next = await chunks.next();
     }
     yield ']';
   } finally {
@@ -38,5 +34,7 @@ export async function inventoryJsonBody(list: AsyncIterable<readonly InventoryIt
   let second = await chunks.next();
   while (!second.done && second.value.length === 0) second = await chunks.next();
   if (second.done) return `[${itemsJson(first.value)}]`;
-  return Readable.from(arrayPieces(chunks, first.value, second.value), { objectMode: false });
+  return Readable.from(arrayPieces(chunks, `[${itemsJson(first.value)},${itemsJson(second.value)}`), {
+    objectMode: false,
+  });
 }

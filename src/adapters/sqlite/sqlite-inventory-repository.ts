@@ -155,10 +155,11 @@ export class SqliteInventoryRepository implements InventoryRepository {
       const rows = after === undefined ? this.firstPage.all(size) : this.nextPage.all(after, size);
       if (rows.length === 0) return;
       const chunk = rows.map(itemOfRow);
+      const last = rows.length < size;
       left -= chunk.length;
       after = (chunk[chunk.length - 1] as InventoryItem).petId;
       yield chunk;
-      if (rows.length < size) return;
+      if (last) return;
       await nextTurn();
     }
   }
