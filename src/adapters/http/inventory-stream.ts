@@ -2,6 +2,11 @@ import { Readable } from 'node:stream';
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import { itemsJson } from './json-writer.js';
 
+/**
+ * The pieces of the array after `opening`, one a chunk. It holds text, never items, across a yield: a
+ * chunk kept while its text is written would outlive young-generation collections and be promoted, and
+ * a list of a million pets would then swell the old space.
+ */
 async function* arrayPieces(chunks: AsyncIterator<readonly InventoryItem[]>, opening: string): AsyncGenerator<string> {
   try {
     yield opening;

@@ -155,6 +155,8 @@ export class SqliteInventoryRepository implements InventoryRepository {
       const rows = after === undefined ? this.firstPage.all(size) : this.nextPage.all(after, size);
       if (rows.length === 0) return;
       const chunk = rows.map(itemOfRow);
+      // Read before the yield, so that the rows are garbage while the consumer writes the chunk: what
+      // outlives a young-generation collection is promoted, and a long list then swells the old space.
       const last = rows.length < size;
       left -= chunk.length;
       after = (chunk[chunk.length - 1] as InventoryItem).petId;
