@@ -79,7 +79,7 @@ async function updatesPerSecond(path: string, settings: SqliteSettings, row: Upd
   const started = performance.now();
   await Promise.all(Array.from({ length: row.inFlight }, lane));
   const rate = done / ((performance.now() - started) / 1000);
-  storage.close();
+  await storage.close();
   return rate;
 }
 

@@ -28,6 +28,7 @@ async function serve(config: Config): Promise<void> {
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
     storage: 'sqlite',
+    sqliteWriter: 'worker',
     modules: [...redis, httpModule(config, readiness, () => checks())],
   });
   checks = () => healthChecks(container);

@@ -10,6 +10,8 @@ import { type Closeable, type HealthCheck, id, TOKENS, type Token } from './toke
 export interface AdapterChoice {
   /** SQLite (the default) or memory (nothing survives a restart). */
   readonly storage: 'sqlite' | 'memory';
+  /** Where SQLite runs stock writes: `worker` for a server, `inline` (the default) for a command. */
+  readonly sqliteWriter?: 'inline' | 'worker';
   /** Extra modules: the rate limiter when not in-process, the HTTP app when serving. */
   readonly modules?: readonly ContainerModule[];
 }
@@ -23,7 +25,9 @@ export function buildContainer(config: Config, logger: Logger, choice: AdapterCh
   container.bind(id(TOKENS.config)).toConstantValue(config);
   container.bind(id(TOKENS.logger)).toConstantValue(logger);
   container.load(coreModule(config));
-  container.load(choice.storage === 'sqlite' ? sqliteStorageModule(config) : memoryStorageModule());
+  container.load(
+    choice.storage === 'sqlite' ? sqliteStorageModule(config, choice.sqliteWriter ?? 'inline') : memoryStorageModule(),
+  );
   const extra = choice.modules ?? [];
   container.load(...extra);
   if (!container.isBound(id(TOKENS.limiter))) container.load(memoryLimiterModule());

@@ -6,11 +6,15 @@ import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
 
 const SQLITE = token<SqliteStorage>('SqliteStorage');
 
-/** Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection. */
-export const sqliteStorageModule = (config: Config) =>
+/**
+ * Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection, and stock writes
+ * run where `writer` says (see SqliteStorageOptions): in a worker thread for the server, inline for a
+ * one-shot command.
+ */
+export const sqliteStorageModule = (config: Config, writer: 'inline' | 'worker') =>
   new ContainerModule((options) => {
-    bindResolved(options, SQLITE, [], () =>
-      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous }),
+    bindResolved(options, SQLITE, [TOKENS.logger], (logger) =>
+      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous, writer, logger }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);

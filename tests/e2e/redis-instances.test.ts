@@ -41,7 +41,7 @@ describe.skipIf(!hasRedisServer)('two service processes sharing one Redis', () =
         keys.push({ key, id: record.id });
       }
     } finally {
-      storage.close();
+      await storage.close();
     }
     const env = { PETSTORE_DB: temp.path, PETSTORE_ENV: 'production', REDIS_URL: redis.url };
     [a, b] = await Promise.all([startService(env), startService(env)]);

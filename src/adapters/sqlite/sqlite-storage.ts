@@ -1,17 +1,17 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
 import type { InventoryRepository } from '../../application/ports/inventory-repository.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
 import { migrate } from './migrations.js';
+import { openConnection, type SqliteConnectionSettings } from './open-connection.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
 import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
 import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
+import { type StockWriterLogger, StockWriterThread } from './stock-writer-thread.js';
+import { InlineStockWrites, type StockWrites } from './stock-writes.js';
 import { StoreRevision } from './store-revision.js';
 
 /** How to open the database file. */
@@ -25,9 +25,18 @@ export interface SqliteStorageOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
   /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
   readonly busyTimeoutMs?: number;
+  /**
+   * Where stock writes run. `inline` (the default): on this thread's connection, whose event loop then
+   * waits for each batch's commit (and, with FULL, its fsync). `worker`: on a connection of their own in
+   * a worker thread, so this thread's event loop never waits for the disk; a write still settles only
+   * once its batch is committed. The thread keeps no process alive while no write is pending.
+   */
+  readonly writer?: 'inline' | 'worker';
+  /** Told when the writer thread stops unexpectedly; the pending writes fail, the next one starts it again. */
+  readonly logger?: StockWriterLogger;
 }
 
-/** Every storage port over one SQLite file, sharing one connection. */
+/** Every storage port over one SQLite file, sharing one connection (the writer thread has its own). */
 export interface SqliteStorage {
   readonly inventory: InventoryRepository;
   readonly changes: StockChangeLog;
@@ -36,8 +45,11 @@ export interface SqliteStorage {
   readonly keys: ApiKeyStore;
   /** True when the store holds no pet, no order and no key: a development start may seed it. */
   isEmpty(): boolean;
-  /** Commits the updates still waiting for their group commit, then closes the file. */
-  close(): void;
+  /**
+   * Commits the stock writes still pending, stops the writer thread if there is one, then closes the
+   * file; resolves once all of it is done. Calling it again returns the same promise.
+   */
+  close(): Promise<void>;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -49,22 +61,17 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * schema up to date, and throws on a database made by a newer release.
  */
 export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
-  const synchronous = options.synchronous ?? 'FULL';
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new RangeError(`busyTimeoutMs ${busyTimeoutMs} is not a whole number of milliseconds`);
   }
-  mkdirSync(dirname(options.path), { recursive: true });
-  const db = new Database(options.path);
+  const settings: SqliteConnectionSettings = {
+    path: options.path,
+    synchronous: options.synchronous ?? 'FULL',
+    busyTimeoutMs,
+  };
+  const db = openConnection(settings);
   try {
-    // Every integer is read as a bigint: a pet id past 2^53 is never rounded on its way out.
-    db.defaultSafeIntegers(true);
-    // First, so that the pragmas and the migration below wait for a busy file too.
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (mode !== 'wal') throw new Error(`the database ${options.path} cannot use WAL (journal mode ${String(mode)})`);
-    db.pragma(`synchronous = ${synchronous}`);
-    db.pragma('foreign_keys = ON');
     migrate(db, options.path);
   } catch (error) {
     db.close();
@@ -73,22 +80,33 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
 
   // One revision for the pets table: stock updates and imports both move the list it stands for.
   const petsRevision = new StoreRevision(db);
-  const inventory = new SqliteInventoryRepository(db, petsRevision);
+  // The thread opens its own connection after the migration above, so it never sees an old schema.
+  const writes: StockWrites =
+    options.writer === 'worker'
+      ? new StockWriterThread(settings, options.logger)
+      : new InlineStockWrites(db, () => petsRevision.bump());
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
        AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,
   );
+  let closed: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    try {
+      await writes.close();
+    } finally {
+      db.close();
+    }
+  };
   return {
-    inventory,
+    inventory: new SqliteInventoryRepository(db, petsRevision, writes),
     changes: new SqliteStockChangeLog(db),
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
     keys: new SqliteApiKeyStore(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,
     close: () => {
-      if (!db.open) return;
-      inventory.flush();
-      db.close();
+      closed ??= close();
+      return closed;
     },
   };
 }

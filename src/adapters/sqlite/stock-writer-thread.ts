@@ -1,0 +1,135 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import type { SqliteConnectionSettings } from './open-connection.js';
+import { errorOf, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
+import type { StockWrites } from './stock-writes.js';
+
+/** The little of a logger the writer needs; a pino logger fits it. */
+export interface StockWriterLogger {
+  error(obj: object, msg: string): void;
+}
+
+interface Waiting {
+  resolve(value: StockWriteResult | number): void;
+  reject(error: Error): void;
+}
+
+type Ask =
+  | { readonly kind: 'write'; readonly command: StockWrite }
+  | { readonly kind: 'forget'; readonly nowMs: number; readonly max: number };
+
+const HERE = import.meta.url;
+
+/**
+ * Starts the writer thread. Compiled (dist/), its entry is the sibling .js file. Run from the sources
+ * (tsx, vitest), it is the .ts file, which a Node 20 worker cannot load even with `--import tsx` in its
+ * execArgv (the loader hooks do not reach a worker's entry; measured on 20.20): the thread then
+ * registers tsx itself before importing the entry.
+ */
+function startWorker(settings: SqliteConnectionSettings): Worker {
+  if (!HERE.endsWith('.ts')) return new Worker(new URL('./stock-writer-worker.js', HERE), { workerData: settings });
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const entry = JSON.stringify(new URL('./stock-writer-worker.ts', HERE).href);
+  return new Worker(`import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`, {
+    eval: true,
+    workerData: settings,
+  });
+}
+
+/**
+ * Stock writes on a connection of a worker thread (stock-writer-worker.ts), so that this thread's event
+ * loop never waits for a commit or an fsync: each write is posted as data with an id, and its promise
+ * settles when the thread answers that id, which it does only once the write's batch is committed.
+ *
+ * Should the thread die (a bug, memory exhausted), the writes it had not answered fail with an error
+ * naming the cause, which is logged; whether they were committed is unknown, as with any write whose
+ * answer is lost (a retry with the same idempotency key replays it). The next write starts a new thread.
+ */
+export class StockWriterThread implements StockWrites {
+  private worker: Worker | undefined;
+  /** The requests posted to the current thread and not yet answered, by id. */
+  private readonly waiting = new Map<number, Waiting>();
+  private lastId = 0;
+  private closed: Promise<void> | undefined;
+
+  /** The thread starts with the first request, so a store that never writes stock runs none. */
+  constructor(
+    private readonly settings: SqliteConnectionSettings,
+    private readonly logger?: StockWriterLogger,
+  ) {}
+
+  write(command: StockWrite): Promise<StockWriteResult> {
+    return this.ask({ kind: 'write', command }) as Promise<StockWriteResult>;
+  }
+
+  forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
+    return this.ask({ kind: 'forget', nowMs, max }) as Promise<number>;
+  }
+
+  close(): Promise<void> {
+    this.closed ??= this.stop();
+    return this.closed;
+  }
+
+  private ask(request: Ask): Promise<StockWriteResult | number> {
+    if (this.closed !== undefined) return Promise.reject(new Error('the SQLite store is closed'));
+    this.worker ??= this.start();
+    const worker = this.worker;
+    const id = ++this.lastId;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      // The thread holds the process open only while it owes an answer.
+      if (this.waiting.size === 1) worker.ref();
+      worker.postMessage({ ...request, id } satisfies WriterRequest);
+    });
+  }
+
+  private start(): Worker {
+    const worker = startWorker(this.settings);
+    worker.unref();
+    let failure: unknown;
+    worker.on('message', (replies: readonly WriterReply[]) => this.settle(worker, replies));
+    worker.on('error', (error) => {
+      failure = error;
+    });
+    // 'exit' comes after every message the thread posted has been delivered, and after 'error'.
+    worker.on('exit', (code) => this.stopped(worker, code, failure));
+    return worker;
+  }
+
+  private settle(worker: Worker, replies: readonly WriterReply[]): void {
+    for (const reply of replies) {
+      const waiting = this.waiting.get(reply.id);
+      if (waiting === undefined) continue;
+      this.waiting.delete(reply.id);
+      if ('error' in reply) waiting.reject(errorOf(reply.error));
+      else waiting.resolve(reply.value);
+    }
+    if (this.waiting.size === 0) worker.unref();
+  }
+
+  private stopped(worker: Worker, code: number, failure: unknown): void {
+    if (this.worker === worker) this.worker = undefined;
+    const expected = this.closed !== undefined && failure === undefined && code === 0;
+    if (expected && this.waiting.size === 0) return;
+    const cause = failure ?? new Error(`the thread exited with code ${code}`);
+    this.logger?.error(
+      { err: cause, unanswered: this.waiting.size },
+      'the SQLite writer thread stopped; its unanswered writes failed, the next write starts it again',
+    );
+    const error = new Error('the SQLite writer thread stopped before answering', { cause });
+    for (const waiting of this.waiting.values()) waiting.reject(error);
+    this.waiting.clear();
+  }
+
+  private async stop(): Promise<void> {
+    const worker = this.worker;
+    if (worker === undefined) return;
+    // Held open until the thread has committed what is pending and closed its connection.
+    worker.ref();
+    const exited = once(worker, 'exit');
+    worker.postMessage({ kind: 'close' } satisfies WriterRequest);
+    await exited;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The writer thread's entry (started by StockWriterThread): opens its own connection to the file with
+ * the store's settings and runs the group commit of stock writes there, so that the store's thread never
+ * waits for a commit. Every answer is posted after the COMMIT of the transaction that holds it returned.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import { GroupCommit } from './group-commit.js';
+import { openConnection, type SqliteConnectionSettings } from './open-connection.js';
+import { StockWriter } from './stock-writer.js';
+import { errorData, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
+
+const port = parentPort;
+if (port === null) throw new Error('stock-writer-worker runs in a worker thread, started by StockWriterThread');
+
+// An error here (the file cannot be opened) ends the thread; the store fails the pending writes with it.
+const db = openConnection(workerData as SqliteConnectionSettings);
+const writer = new StockWriter(db);
+const batches = new GroupCommit(db, (command: StockWrite) => writer.write(command));
+
+// The answers of one batch settle in the same microtask checkpoint, right after its commit: they are
+// gathered and posted as one message, so the store's thread wakes once a batch, not once a write.
+let outbox: WriterReply[] = [];
+const post = (): void => {
+  const replies = outbox;
+  outbox = [];
+  port.postMessage(replies);
+};
+const answer = (reply: WriterReply): void => {
+  if (outbox.push(reply) === 1) queueMicrotask(post);
+};
+
+port.on('message', (request: WriterRequest) => {
+  switch (request.kind) {
+    case 'write': {
+      const { id } = request;
+      batches.submit(request.command).then(
+        (value: StockWriteResult) => answer({ id, value }),
+        (error: unknown) => answer({ id, error: errorData(error) }),
+      );
+      return;
+    }
+    case 'forget':
+      try {
+        answer({ id: request.id, value: writer.forgetExpiredOutcomes(request.nowMs, request.max) });
+      } catch (error) {
+        answer({ id: request.id, error: errorData(error) });
+      }
+      return;
+    case 'close':
+      batches.flush();
+      // The answers of that last batch are posted from promise reactions, which run before this.
+      setImmediate(() => {
+        db.close();
+        port.close();
+      });
+      return;
+  }
+});
