@@ -50,6 +50,8 @@ export class StockWriterThread implements StockWrites {
   private worker: Worker | undefined;
   /** The requests posted to the current thread and not yet answered, by id. */
   private readonly waiting = new Map<number, Waiting>();
+  /** The requests of this turn of the event loop, posted together at its end (see `post`). */
+  private outbox: WriterRequest[] = [];
   private lastId = 0;
   private closed: Promise<void> | undefined;
 
@@ -81,8 +83,19 @@ export class StockWriterThread implements StockWrites {
       this.waiting.set(id, { resolve, reject });
       // The thread holds the process open only while it owes an answer.
       if (this.waiting.size === 1) worker.ref();
-      worker.postMessage({ ...request, id } satisfies WriterRequest);
+      if (this.outbox.push({ ...request, id }) === 1) setImmediate(() => this.post());
     });
+  }
+
+  /**
+   * Posts the requests gathered in this turn as one message. Each request handled in a turn (one per
+   * HTTP request) would otherwise be a message of its own: a copy and a wake-up of the thread each, and
+   * the thread would start its batch with the first few to arrive and leave the rest to the next commit.
+   */
+  private post(): void {
+    const requests = this.outbox;
+    this.outbox = [];
+    if (requests.length > 0) this.worker?.postMessage(requests);
   }
 
   private start(): Worker {
@@ -121,6 +134,7 @@ export class StockWriterThread implements StockWrites {
     const error = new Error('the SQLite writer thread stopped before answering', { cause });
     for (const waiting of this.waiting.values()) waiting.reject(error);
     this.waiting.clear();
+    this.outbox = [];
   }
 
   private async stop(): Promise<void> {
@@ -129,7 +143,8 @@ export class StockWriterThread implements StockWrites {
     // Held open until the thread has committed what is pending and closed its connection.
     worker.ref();
     const exited = once(worker, 'exit');
-    worker.postMessage({ kind: 'close' } satisfies WriterRequest);
+    this.post();
+    worker.postMessage([{ kind: 'close' }] satisfies WriterRequest[]);
     await exited;
   }
 }

@@ -30,7 +30,7 @@ const answer = (reply: WriterReply): void => {
   if (outbox.push(reply) === 1) queueMicrotask(post);
 };
 
-port.on('message', (request: WriterRequest) => {
+const handle = (request: WriterRequest): void => {
   switch (request.kind) {
     case 'write': {
       const { id } = request;
@@ -56,4 +56,9 @@ port.on('message', (request: WriterRequest) => {
       });
       return;
   }
+};
+
+// The store's thread posts the requests of each of its turns together.
+port.on('message', (requests: readonly WriterRequest[]) => {
+  for (const request of requests) handle(request);
 });
