@@ -9,11 +9,13 @@ import { buildContainer, closeables, healthChecks, resolve } from './composition
 import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
+import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js';
 import { startOutcomePurge } from './composition/outcome-purge.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 
 async function serve(config: Config): Promise<void> {
+  // Asynchronous: a request never waits for its log line to be written.
   const destination = pino.destination({ dest: 1, sync: false });
   const logger = pino(
     {
@@ -24,12 +26,16 @@ async function serve(config: Config): Promise<void> {
     destination,
   );
   const readiness: Readiness = { ready: false };
-  const redis = config.redisUrl === undefined ? [] : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
+  // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file.
+  const limiterModules =
+    config.redisUrl === undefined
+      ? [limiterSnapshotModule()]
+      : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
     storage: 'sqlite',
     sqliteWriter: 'worker',
-    modules: [...redis, httpModule(config, readiness, () => checks())],
+    modules: [...limiterModules, httpModule(config, readiness, () => checks())],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);
@@ -53,6 +59,7 @@ async function serve(config: Config): Promise<void> {
     host: config.host,
     port: config.port,
     drainTimeoutMs: config.drainTimeoutMs,
+    limits: config.connectionLimits,
     logger,
     setReady: (ready) => {
       readiness.ready = ready;
@@ -72,11 +79,29 @@ async function serve(config: Config): Promise<void> {
     stopPurge();
     for (const c of [...closeables(container)].reverse()) await c.close();
     logger.info({}, 'stopped');
-    destination.flushSync();
+    await endLog(destination, config.drainTimeoutMs);
     process.exit(0);
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // SIGHUP too: a closed terminal or a supervisor's reload must not cut requests in flight. There is
+  // no configuration to reload: the environment is read once.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => void stop(signal));
+}
+
+/**
+ * Writes out every log line still queued, then resolves; at most `timeoutMs`, so that a log reader
+ * that stopped reading cannot hold the process forever. A flushSync at exit is not enough: a write
+ * already handed to the thread pool (waiting on a full pipe) would be lost with the process.
+ */
+function endLog(destination: ReturnType<typeof pino.destination>, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const giveUp = setTimeout(resolve, timeoutMs);
+    giveUp.unref();
+    destination.once('close', () => {
+      clearTimeout(giveUp);
+      resolve();
+    });
+    destination.end();
+  });
 }
 
 async function admin(argv: readonly string[], config: Config): Promise<number> {

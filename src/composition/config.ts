@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http-server.js';
 
 /** Where the service runs; development alone seeds an empty database and prints a key. */
 export type Environment = 'development' | 'staging' | 'production';
@@ -20,6 +21,8 @@ export interface Config {
   readonly servers: { readonly production: string; readonly staging: string };
   readonly trustProxy: boolean;
   readonly drainTimeoutMs: number;
+  /** The server's timeouts and its cap on open connections. */
+  readonly connectionLimits: ConnectionLimits;
   /** How long a key found by hash is trusted without reading the store: a revocation's delay elsewhere. */
   readonly keyCacheMs: number;
   /** How long the outcome of a PATCH with an Idempotency-Key is kept for its retries. */
@@ -81,6 +84,10 @@ const EnvSchema = v.object({
   PETSTORE_STAGING_BASE_URL: v.optional(baseUrl),
   PETSTORE_TRUST_PROXY: v.optional(v.picklist(['true', 'false']), 'false'),
   PETSTORE_DRAIN_TIMEOUT_MS: v.optional(integer(0, 600_000), '10000'),
+  PETSTORE_HEADERS_TIMEOUT_MS: v.optional(integer(1, 600_000), String(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs)),
+  PETSTORE_REQUEST_TIMEOUT_MS: v.optional(integer(1, 3_600_000), String(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs)),
+  PETSTORE_KEEP_ALIVE_TIMEOUT_MS: v.optional(integer(1, 600_000), String(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs)),
+  PETSTORE_MAX_CONNECTIONS: v.optional(integer(1, 1_000_000), String(DEFAULT_CONNECTION_LIMITS.maxConnections)),
   PETSTORE_KEY_CACHE_MS: v.optional(integer(0, 1_000), '500'),
   PETSTORE_IDEMPOTENCY_TTL_SECONDS: v.optional(integer(60, 604_800), '86400'),
   PETSTORE_REQUIRE_IF_MATCH: v.optional(v.picklist(['true', 'false']), 'false'),
@@ -107,6 +114,10 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
   if (e.PETSTORE_PETS_DEPRECATED_AT > e.PETSTORE_PETS_SUNSET) {
     throw new ConfigError('PETSTORE_PETS_DEPRECATED_AT: must not be later than PETSTORE_PETS_SUNSET');
   }
+  // Node refuses a server whose whole request may take less time than its headers.
+  if (e.PETSTORE_REQUEST_TIMEOUT_MS < e.PETSTORE_HEADERS_TIMEOUT_MS) {
+    throw new ConfigError('PETSTORE_REQUEST_TIMEOUT_MS: must not be shorter than PETSTORE_HEADERS_TIMEOUT_MS');
+  }
   const local = `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}/v1`;
   return {
     env: e.PETSTORE_ENV,
@@ -130,6 +141,12 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     trustProxy: e.PETSTORE_TRUST_PROXY === 'true',
     drainTimeoutMs: e.PETSTORE_DRAIN_TIMEOUT_MS,
+    connectionLimits: {
+      headersTimeoutMs: e.PETSTORE_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.PETSTORE_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.PETSTORE_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.PETSTORE_MAX_CONNECTIONS,
+    },
     keyCacheMs: e.PETSTORE_KEY_CACHE_MS,
     idempotencyTtlMs: e.PETSTORE_IDEMPOTENCY_TTL_SECONDS * 1000,
     requireIfMatch: e.PETSTORE_REQUIRE_IF_MATCH === 'true',

@@ -30,6 +30,7 @@ export const httpModule = (config: Config, readiness: Readiness, checks: () => r
           deprecatedAt: config.deprecatedAt,
           servers: config.servers,
           trustProxy: config.trustProxy,
+          requireIfMatch: config.requireIfMatch,
         },
       }),
     );

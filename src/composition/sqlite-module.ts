@@ -4,7 +4,8 @@ import { openSqliteStorage, type SqliteStorage } from '../adapters/sqlite/sqlite
 import type { Config } from './config.js';
 import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
 
-const SQLITE = token<SqliteStorage>('SqliteStorage');
+/** The SQLite storage itself, for what needs more of the file than the ports (the limiter's snapshot). */
+export const SQLITE = token<SqliteStorage>('SqliteStorage');
 
 /**
  * Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection, and stock writes
@@ -14,7 +15,13 @@ const SQLITE = token<SqliteStorage>('SqliteStorage');
 export const sqliteStorageModule = (config: Config, writer: 'inline' | 'worker') =>
   new ContainerModule((options) => {
     bindResolved(options, SQLITE, [TOKENS.logger], (logger) =>
-      openSqliteStorage({ path: config.dbPath, synchronous: config.synchronous, writer, logger }),
+      openSqliteStorage({
+        path: config.dbPath,
+        synchronous: config.synchronous,
+        setting: 'PETSTORE_DB',
+        writer,
+        logger,
+      }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);

@@ -33,11 +33,30 @@ export const PLAN_POLICIES: Readonly<Record<Exclude<Plan, 'enterprise'>, RateLim
 };
 
 /**
- * The policy of a key on `plan`. Enterprise limits are custom and must be given; the other plans
- * ignore `custom`, so a key cannot raise its plan's limits.
+ * The policy of a key on `plan`: the one place that says which plans carry their published limits.
+ * Enterprise limits are custom and must be given; a fixed plan refuses custom limits, so a key can
+ * never raise (or lower) its plan's.
  */
 export function policyForPlan(plan: Plan, custom?: RateLimitPolicy): RateLimitPolicy {
-  if (plan !== 'enterprise') return PLAN_POLICIES[plan];
+  if (plan !== 'enterprise') {
+    if (custom !== undefined)
+      throw new RangeError(`the ${plan} plan has fixed limits; only enterprise keys take their own`);
+    return PLAN_POLICIES[plan];
+  }
   if (custom === undefined) throw new RangeError('an enterprise plan needs its own per-minute and per-day limits');
   return rateLimitPolicy(custom.perMinute, custom.perDay);
+}
+
+/**
+ * The limits a key on `plan` holds as its own, which a store must keep with it: an enterprise key's,
+ * or none for a fixed plan (it is read back with the plan's published limits). A fixed-plan `policy`
+ * other than the published one is refused: stored, it would come back different.
+ */
+export function ownLimitsOf(plan: Plan, policy: RateLimitPolicy): RateLimitPolicy | undefined {
+  if (plan === 'enterprise') return policyForPlan(plan, policy);
+  const published = PLAN_POLICIES[plan];
+  if (policy.perMinute !== published.perMinute || policy.perDay !== published.perDay) {
+    throw new RangeError(`a key on the ${plan} plan must carry that plan's limits`);
+  }
+  return undefined;
 }

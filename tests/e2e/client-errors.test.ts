@@ -1,26 +1,6 @@
-import { once } from 'node:events';
-import { connect } from 'node:net';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpApp } from '../../src/adapters/http/create-http-app.js';
-import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
-import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
-import { createInventoryCore } from '../../src/application/inventory-core.js';
-import { listen, type RunningServer } from '../../src/composition/http-server.js';
-import { ManualClock } from '../support/manual-clock.js';
-
-/** Sends raw bytes and resolves to everything the server wrote before closing the connection. */
-async function raw(port: number, request: string): Promise<string> {
-  const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  socket.end(request);
-  let out = '';
-  socket.setEncoding('utf8').on('data', (t: string) => {
-    out += t;
-  });
-  await once(socket, 'close');
-  return out;
-}
+import type { RunningServer } from '../../src/composition/http-server.js';
+import { exchange as raw, startListeningApp } from '../support/listening-app.js';
 
 const bodyOf = (response: string): unknown => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
 
@@ -28,33 +8,9 @@ describe('requests Node refuses before the app sees them', () => {
   let running: RunningServer;
   let port: number;
   beforeAll(async () => {
-    const clock = new ManualClock();
-    const crypto = new NodeKeyCrypto();
-    const core = createInventoryCore({
-      ...createMemoryAdapters(clock),
-      clock,
-      keyGenerator: crypto,
-      keyHasher: crypto,
-    });
-    const app = createHttpApp({
-      ...core,
-      clock,
-      readiness: () => true,
-      options: {
-        sunsetAt: new Date('2027-06-30T00:00:00Z'),
-        servers: { production: 'http://127.0.0.1/v1', staging: 'http://127.0.0.1/v1' },
-        trustProxy: false,
-      },
-    });
-    const logger = pino({ level: 'silent' });
-    running = await listen(app.callback(), {
-      host: '127.0.0.1',
-      port: 0,
-      drainTimeoutMs: 1_000,
-      logger,
-      setReady: () => {},
-    });
-    port = Number(new URL(running.url).port);
+    const app = await startListeningApp();
+    running = app.running;
+    port = app.port;
   });
   afterAll(async () => {
     await running.drain();

@@ -43,7 +43,14 @@ describe.skipIf(!hasRedisServer)('two service processes sharing one Redis', () =
     } finally {
       await storage.close();
     }
-    const env = { PETSTORE_DB: temp.path, PETSTORE_ENV: 'production', REDIS_URL: redis.url };
+    // A command timeout far above the default: this suite is about sharing the limit, and on a loaded
+    // machine the default 100 ms sends decisions to the in-process fallback, which shares nothing.
+    const env = {
+      PETSTORE_DB: temp.path,
+      PETSTORE_ENV: 'production',
+      REDIS_URL: redis.url,
+      REDIS_COMMAND_TIMEOUT_MS: '2000',
+    };
     [a, b] = await Promise.all([startService(env), startService(env)]);
   }, 60_000);
 

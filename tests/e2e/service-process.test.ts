@@ -5,7 +5,7 @@ import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { childEnv, type ServiceProcess, startService } from '../support/service-process.js';
+import { childEnv, issueUnlimitedKey, type ServiceProcess, startService } from '../support/service-process.js';
 
 const KEY = /Development API key[^:]*: (psk_[0-9A-Za-z]{40})/;
 
@@ -88,7 +88,7 @@ describe('SIGTERM', () => {
     await storage.close();
 
     const s = await start({ PETSTORE_ENV: 'production' });
-    const key = await issueKey();
+    const key = await issueUnlimitedKey(temp.path);
     const res = await fetch(`${s.url}/v1/inventory`, { headers: auth(key) });
     expect(res.status).toBe(200);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -124,31 +124,3 @@ describe('a bad configuration', () => {
     expect(stderr).toMatch(/^error: PORT="eighty": /);
   });
 });
-
-/** Issues an unlimited key in the database, as an operator would with the CLI. */
-async function issueKey(): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(import.meta.dirname, '../../src/main.ts'),
-      'keys',
-      'create',
-      '--plan',
-      'enterprise',
-      '--per-minute',
-      '1000000',
-      '--per-day',
-      '1000000',
-    ],
-    { env: childEnv({ PETSTORE_DB: temp.path, PETSTORE_ENV: 'production' }) },
-  );
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (t: string) => {
-    out += t;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  expect(code).toBe(0);
-  return out.trim();
-}

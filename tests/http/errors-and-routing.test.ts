@@ -45,8 +45,9 @@ describe('routing', () => {
   it.each([
     ['DELETE', '/v1/inventory', 'GET, HEAD'],
     ['POST', '/v1/inventory', 'GET, HEAD'],
-    ['GET', '/v1/inventory/1', 'PATCH'],
-    ['PUT', '/v1/inventory/1', 'PATCH'],
+    ['DELETE', '/v1/inventory/1', 'GET, HEAD, PATCH'],
+    ['PUT', '/v1/inventory/1', 'GET, HEAD, PATCH'],
+    ['PATCH', '/v1/inventory/1/changes', 'GET, HEAD'],
     ['PATCH', '/v1/pets/1', 'GET, HEAD'],
     ['OPTIONS', '/v1/store/orders', 'GET, HEAD'],
     ['POST', '/livez', 'GET, HEAD'],
@@ -129,6 +130,7 @@ describe('a limiter that cannot decide', () => {
   it('answers 503 unavailable when the limiter says it is down (fail-closed)', async () => {
     const response = await answerWhenLimiterThrows(new LimiterDown('the shared rate limiter is unavailable'));
     expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
     expect(errorOf(response)).toEqual({
       code: 'unavailable',
       message: 'a service this request needs is unavailable; retry shortly',
@@ -190,7 +192,7 @@ describe('the request log', () => {
         headers: { ...jsonWith(key), 'x-request-id': 'r-1' },
         body: '{"quantity":2}',
       });
-      await fx.call('/nowhere', { headers: { 'x-request-id': 'r-2' } });
+      await fx.call('/v1/nowhere', { headers: { 'x-request-id': 'r-2' } });
       const [keyRecord] = await fx.core.listApiKeys.execute();
       const lines = fx.logLines.filter((line) => line.msg === 'request');
       expect(lines).toHaveLength(2);
@@ -202,7 +204,13 @@ describe('the request log', () => {
         keyId: keyRecord?.id,
       });
       expect(typeof lines[0]?.ms).toBe('number');
-      expect(lines[1]).toMatchObject({ requestId: 'r-2', method: 'GET', route: '/nowhere', status: 404, keyId: null });
+      expect(lines[1]).toMatchObject({
+        requestId: 'r-2',
+        method: 'GET',
+        route: '/v1/nowhere',
+        status: 401,
+        keyId: null,
+      });
     } finally {
       await fx.close();
     }
@@ -230,6 +238,7 @@ describe('the probes outside /v1', () => {
     fx.ready = false;
     const draining = await fx.call('/readyz');
     expect(draining.status).toBe(503);
+    expect(draining.headers.get('retry-after')).toBe('1');
     expect(errorOf(draining).code).toBe('unavailable');
   });
 

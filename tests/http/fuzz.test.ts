@@ -1,8 +1,11 @@
+import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
+import { type ListeningApp, startListeningApp } from '../support/listening-app.js';
 import { anOrder, aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
 import { type HttpFixture, startHttpFixture } from './support/http-fixture.js';
+import { expectMatchesDocument, TEST_SERVERS } from './support/openapi-contract.js';
 
 // Methods Node's parser and fetch both accept (fetch refuses CONNECT, TRACE and TRACK outright).
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'PURGE'];
@@ -24,7 +27,14 @@ const path = fc.oneof(
     weight: 4,
   },
   {
-    arbitrary: fc.constantFrom('/v1/inventory', '/v1/store/orders', '/v1/openapi.json', '/livez', '/readyz'),
+    arbitrary: fc.constantFrom(
+      '/v1/inventory',
+      '/v1/inventory/1/changes',
+      '/v1/store/orders',
+      '/v1/openapi.json',
+      '/livez',
+      '/readyz',
+    ),
     weight: 2,
   },
   fc.array(segment, { maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
@@ -72,6 +82,9 @@ function headers(keys: readonly string[]) {
       'content-encoding': fc.constantFrom('identity', 'gzip', 'br', 'x'),
       'x-request-id': printable(140),
       'x-forwarded-for': fc.constantFrom('203.0.113.9', '198.51.100.1, 203.0.113.10', 'garbage', ''),
+      'if-match': fc.oneof(fc.constantFrom('*', '"1"', 'W/"1"', '"1", "2"', '"x,y"', ''), printable(20)),
+      'if-none-match': fc.oneof(fc.constantFrom('*', '"1"', 'W/"1"', ''), printable(20)),
+      'idempotency-key': fc.oneof(fc.constantFrom('k1', 'k2', ''), printable(260)),
     },
     // A key and a content type are usually there and usually right: enough get past the guard and
     // the media type check to reach validation, the body limit and the use cases.
@@ -121,7 +134,7 @@ describe('fuzz: thousands of random requests', () => {
       { numRuns: 3_000, seed: 20_261_121 },
     );
     // The run reached the handlers, not only the guard.
-    expect([...statuses]).toEqual(expect.arrayContaining([200, 400, 401, 404, 405, 410, 413, 415, 429]));
+    expect([...statuses]).toEqual(expect.arrayContaining([200, 304, 400, 401, 404, 405, 410, 412, 413, 415, 429]));
   }, 180_000);
 
   it('leaves the server up and answering', async () => {
@@ -129,4 +142,136 @@ describe('fuzz: thousands of random requests', () => {
     const fresh = await fx.bearer('pro');
     expect((await fx.call('/v1/inventory', { headers: { authorization: fresh } })).status).toBe(200);
   });
+});
+
+/** A header name in a random casing: names are case-insensitive, and nothing may depend on one. */
+const anyCasing = (name: string) =>
+  fc
+    .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+    .map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+
+/** Zero, one or two field lines of `name` (two mostly equal or mostly different), in any casing. */
+const fieldLines = (name: string, value: fc.Arbitrary<string>, counts: fc.Arbitrary<number>) =>
+  fc
+    .tuple(counts, fc.array(fc.tuple(anyCasing(name), value), { minLength: 2, maxLength: 2 }))
+    .map(([count, lines]) => lines.slice(0, count));
+
+const mostlyOne = fc.oneof({ arbitrary: fc.constant(1), weight: 8 }, fc.constantFrom(0, 2));
+
+function rawHeaders(keys: readonly string[]) {
+  const bearer = fc
+    .tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR'), fc.constantFrom(...keys, 'psk_nope', ''))
+    .map(([scheme, key]) => `${scheme} ${key}`);
+  return fc
+    .tuple(
+      fieldLines('Host', fc.constantFrom('127.0.0.1', 'api.petstore.example', 'x'), mostlyOne),
+      fieldLines('Authorization', bearer, mostlyOne),
+      fieldLines(
+        'Content-Type',
+        fc.constantFrom('application/json', 'APPLICATION/JSON', 'Application/Json; Charset=UTF-8', 'text/plain'),
+        mostlyOne,
+      ),
+      fieldLines(
+        'Content-Encoding',
+        fc.constantFrom('identity', 'IDENTITY', 'Identity', 'gzip', 'x'),
+        fc.constantFrom(0, 0, 1, 2),
+      ),
+      fieldLines(
+        'Expect',
+        fc.constantFrom('100-continue', '100-CONTINUE', '100-Continue', '', 'something', '100-continue, x', 'x=1'),
+        fc.constantFrom(0, 0, 0, 1, 2),
+      ),
+      fieldLines('X-Request-Id', printable(20), fc.constantFrom(0, 1, 2)),
+    )
+    .map((groups) => groups.flat());
+}
+
+/** Sends one request with exactly these header lines, over a new connection, and reads the answer. */
+function send(
+  port: number,
+  method: string,
+  path: string,
+  lines: readonly (readonly [string, string])[],
+  body: string | undefined,
+) {
+  const headers = lines.flat();
+  if (body !== undefined) headers.push('Content-Length', String(Buffer.byteLength(body)));
+  return new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, setHost: false, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (t: string) => {
+        text += t;
+      });
+      res.on('end', () => {
+        const received = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const one of Array.isArray(value) ? value : [value ?? '']) received.append(name, one);
+        }
+        resolve({ status: res.statusCode ?? 0, headers: received, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * The refusal a message must get before the API sees it, if any: 400 for a Host missing or repeated,
+ * 417 for an expectation other than 100-continue (repeated lines count as one comma-joined list).
+ */
+function protocolRefusal(lines: readonly (readonly [string, string])[]): number | undefined {
+  const named = (name: string) => lines.filter(([n]) => n.toLowerCase() === name).map(([, value]) => value);
+  if (named('host').length !== 1) return 400;
+  const expectation = named('expect').join(', ').trim();
+  return expectation !== '' && expectation.toLowerCase() !== '100-continue' ? 417 : undefined;
+}
+
+describe('fuzz: header casings, repeated headers and Expect values, on the served stack', () => {
+  let app: ListeningApp;
+  let keys: string[];
+  beforeAll(async () => {
+    app = await startListeningApp({ servers: TEST_SERVERS, trustProxy: true });
+    const issue = async (plan: 'free' | 'enterprise') =>
+      (
+        await app.core.issueApiKey.execute(
+          plan === 'free' ? { plan } : { plan, limits: { perMinute: 1_000_000, perDay: 10_000_000 } },
+        )
+      ).key;
+    keys = [await issue('free'), await issue('enterprise')];
+    expect((await app.core.addPets.execute([aPet(1), aPet(INT64_MAX, { status: 'sold' })])).ok).toBe(true);
+  });
+  afterAll(async () => {
+    await app.running.drain();
+  });
+
+  it('never answers 5xx, and answers every message with the Error body or a documented answer', async () => {
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'PATCH', 'PATCH', 'HEAD', 'DELETE'),
+        path,
+        rawHeaders(keys),
+        body,
+        fc.oneof({ arbitrary: fc.constant(0), weight: 100 }, fc.integer({ min: 60_000, max: 600_000 })),
+        async (method, target, lines, text, advanceMs) => {
+          app.clock.advance(advanceMs);
+          const hasBody = method === 'PATCH' || method === 'DELETE';
+          const response = await send(app.port, method, target, lines, hasBody ? text : undefined);
+          statuses.add(response.status);
+          expect(response.status).toBeLessThan(500);
+          const refusal = protocolRefusal(lines);
+          if (refusal === undefined) {
+            expectMatchesDocument({ method, path: target, ...response });
+            return;
+          }
+          // Refused before the guard, like the messages Node's parser refuses: no rate-limit headers.
+          expect(response.status).toBe(refusal);
+          expect(response.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
+          if (method !== 'HEAD') expect(JSON.parse(response.text)).toMatchObject({ status: refusal });
+        },
+      ),
+      { numRuns: 1_500, seed: 20_261_122 },
+    );
+    expect([...statuses]).toEqual(expect.arrayContaining([200, 400, 401, 404, 413, 415, 417]));
+  }, 180_000);
 });

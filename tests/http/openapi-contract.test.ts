@@ -73,6 +73,22 @@ describe('the response checker', () => {
     expect(() => expectMatchesDocument(answer({ headers }))).toThrow(/X-RateLimit-Remaining/);
   });
 
+  it('refuses a body on an answer documented without one (a 304)', () => {
+    const headers = { ...limitHeaders, etag: 'W/"a.1"' };
+    expect(() => expectMatchesDocument(answer({ status: 304, headers, text: '' }))).not.toThrow();
+    expect(() => expectMatchesDocument(answer({ status: 304, headers, text: '[]' }))).toThrow(/no body/);
+  });
+
+  it('checks a header by the component it refers to, not by its field name', () => {
+    const item = { method: 'GET', path: '/v1/inventory/1', text: '{"petId":1,"quantity":1,"status":"sold"}' };
+    expect(() => expectMatchesDocument(answer({ ...item, headers: { ...limitHeaders, etag: '"3"' } }))).not.toThrow();
+    expect(() => expectMatchesDocument(answer({ ...item, headers: { ...limitHeaders, etag: 'W/"3"' } }))).toThrow(
+      /ETag/,
+    );
+    const link = { ...limitHeaders, link: '</v1/inventory?after=1&limit=1>; rel="prev"' };
+    expect(() => expectMatchesDocument(answer({ headers: link }))).toThrow(/Link/);
+  });
+
   it('refuses a 404 on a path that exists (it must be 405)', () => {
     const text = '{"code":"not_found","message":"x","status":404}';
     expect(() => expectMatchesDocument(answer({ method: 'DELETE', status: 404, text }))).toThrow(/off the documented/);

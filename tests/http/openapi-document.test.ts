@@ -12,7 +12,9 @@ const at = (node: unknown, ...path: string[]): unknown =>
 
 const OPERATIONS: readonly [string, string, string][] = [
   ['/inventory', 'get', 'listInventory'],
+  ['/inventory/{petId}', 'get', 'getInventoryItem'],
   ['/inventory/{petId}', 'patch', 'updateInventory'],
+  ['/inventory/{petId}/changes', 'get', 'listStockChanges'],
   ['/pets/{petId}', 'get', 'getPetById'],
   ['/store/orders', 'get', 'listOrders'],
   ['/openapi.json', 'get', 'getOpenApiDocument'],
@@ -51,11 +53,13 @@ describe('the OpenAPI document', () => {
     expect(at(DOCUMENT, 'paths', '/openapi.json', 'get', 'security')).toEqual([]);
   });
 
-  it('documents every operation under its operationId', () => {
+  it('documents every operation under its operationId, with a summary', () => {
     for (const [path, method, operationId] of OPERATIONS) {
       expect(at(DOCUMENT, 'paths', path, method, 'operationId')).toBe(operationId);
+      expect(at(DOCUMENT, 'paths', path, method, 'summary')).toEqual(expect.any(String));
     }
-    expect(Object.keys(at(DOCUMENT, 'paths') as Node)).toHaveLength(OPERATIONS.length);
+    const documented = Object.values(at(DOCUMENT, 'paths') as Record<string, Node>).flatMap(Object.keys);
+    expect(documented).toHaveLength(OPERATIONS.length);
   });
 
   it('marks updateInventory experimental and getPetById deprecated', () => {
@@ -77,6 +81,58 @@ describe('the OpenAPI document', () => {
     });
     expect(at(DOCUMENT, 'components', 'schemas', 'Error', 'required')).toEqual(['code', 'message', 'status']);
     expect(at(DOCUMENT, 'components', 'schemas', 'Error', 'properties', 'code', 'enum')).toEqual([...ERROR_CODES]);
+  });
+
+  it('lists in the Error enum only codes the HTTP API answers: none of the admin CLI’s, no retired one', () => {
+    const codes = at(DOCUMENT, 'components', 'schemas', 'Error', 'properties', 'code', 'enum') as string[];
+    for (const gone of ['invalid_quantity', 'duplicate_pet', 'duplicate_order', 'key_not_found']) {
+      expect(codes).not.toContain(gone);
+    }
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'precondition_failed',
+        'precondition_required',
+        'idempotency_key_reused',
+        'idempotency_key_in_use',
+        'invalid_idempotency_key',
+        'invalid_if_match',
+      ]),
+    );
+  });
+
+  it('documents the conditional and idempotency request headers on the operations that take them', () => {
+    const headerParameters = (path: string, method: string): string[] =>
+      (at(DOCUMENT, 'paths', path, method, 'parameters') as Node[])
+        .map((parameter) => {
+          const target =
+            typeof parameter.$ref === 'string' ? at(DOCUMENT, ...parameter.$ref.slice(2).split('/')) : parameter;
+          return target as Node;
+        })
+        .filter((parameter) => parameter.in === 'header')
+        .map((parameter) => String(parameter.name));
+    expect(headerParameters('/inventory', 'get')).toEqual(['If-None-Match']);
+    expect(headerParameters('/inventory/{petId}', 'get')).toEqual(['If-None-Match']);
+    expect(headerParameters('/inventory/{petId}', 'patch')).toEqual(['If-Match', 'Idempotency-Key']);
+  });
+
+  it('documents ETag, Idempotent-Replayed, Link and the 304, 409, 412, 422 and 428 answers', () => {
+    const headersOf = (path: string, method: string, status: string): string[] =>
+      Object.keys(at(DOCUMENT, 'paths', path, method, 'responses', status, 'headers') as Node);
+    expect(headersOf('/inventory', 'get', '200')).toEqual(expect.arrayContaining(['ETag', 'Link']));
+    expect(headersOf('/inventory', 'get', '304')).toContain('ETag');
+    expect(at(DOCUMENT, 'paths', '/inventory', 'get', 'responses', '304', 'content')).toBeUndefined();
+    expect(headersOf('/inventory/{petId}', 'get', '200')).toContain('ETag');
+    expect(headersOf('/inventory/{petId}', 'patch', '200')).toEqual(
+      expect.arrayContaining(['ETag', 'Idempotent-Replayed']),
+    );
+    expect(headersOf('/inventory/{petId}', 'patch', '412')).toEqual(
+      expect.arrayContaining(['ETag', 'Idempotent-Replayed']),
+    );
+    expect(headersOf('/inventory/{petId}', 'patch', '404')).toContain('Idempotent-Replayed');
+    for (const status of ['409', '412', '422', '428']) {
+      expect(at(DOCUMENT, 'paths', '/inventory/{petId}', 'patch', 'responses', status)).toBeDefined();
+    }
+    expect(headersOf('/inventory/{petId}/changes', 'get', '200')).toContain('Link');
   });
 
   it('documents the rate-limit headers and X-Request-Id on every response but 500 and 503', () => {

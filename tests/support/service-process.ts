@@ -68,3 +68,35 @@ export function startService(env: Record<string, string>, timeoutMs = 20_000): P
     });
   });
 }
+
+/** Issues an enterprise key without practical limits in the database at `dbPath`, as an operator would with the CLI. */
+export async function issueUnlimitedKey(dbPath: string): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'src/main.ts'),
+      'keys',
+      'create',
+      '--plan',
+      'enterprise',
+      '--per-minute',
+      '1000000',
+      '--per-day',
+      '1000000',
+    ],
+    { env: childEnv({ PETSTORE_DB: dbPath, PETSTORE_ENV: 'production' }) },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (t: string) => {
+    out += t;
+  });
+  child.stderr.setEncoding('utf8').on('data', (t: string) => {
+    err += t;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`keys create exited with ${code}: ${err}`);
+  return out.trim();
+}

@@ -74,3 +74,44 @@ describe('configuration from the environment', () => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name}=`));
   });
 });
+
+describe('the connection limits', () => {
+  it('default to 10 s for the headers, 30 s for a request, 5 s of keep-alive and 4,000 connections', () => {
+    expect(readConfig({}).connectionLimits).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 4_000,
+    });
+  });
+
+  it('are read from their variables', () => {
+    const c = readConfig({
+      PETSTORE_HEADERS_TIMEOUT_MS: '2000',
+      PETSTORE_REQUEST_TIMEOUT_MS: '4000',
+      PETSTORE_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      PETSTORE_MAX_CONNECTIONS: '100',
+    });
+    expect(c.connectionLimits).toEqual({
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 4_000,
+      keepAliveTimeoutMs: 1_000,
+      maxConnections: 100,
+    });
+  });
+
+  it('refuse a request timeout shorter than the headers timeout', () => {
+    expect(() => readConfig({ PETSTORE_HEADERS_TIMEOUT_MS: '5000', PETSTORE_REQUEST_TIMEOUT_MS: '4000' })).toThrow(
+      /^PETSTORE_REQUEST_TIMEOUT_MS: must not be shorter than PETSTORE_HEADERS_TIMEOUT_MS$/,
+    );
+  });
+
+  it.each([
+    ['PETSTORE_HEADERS_TIMEOUT_MS', '0'],
+    ['PETSTORE_REQUEST_TIMEOUT_MS', '10s'],
+    ['PETSTORE_KEEP_ALIVE_TIMEOUT_MS', '-1'],
+    ['PETSTORE_MAX_CONNECTIONS', '0'],
+  ])('stop on %s=%s with a message naming the variable', (name, value) => {
+    expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name}=`));
+  });
+});

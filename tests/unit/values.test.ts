@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { inventoryItem, statusAfterStockChange, withStock } from '../../src/domain/inventory-item.js';
 import { PET_ID_MAX, PET_ID_MIN, parsePetId, petId } from '../../src/domain/pet-id.js';
 import { isPetStatus } from '../../src/domain/pet-status.js';
-import { PLAN_POLICIES, policyForPlan, rateLimitPolicy } from '../../src/domain/plan.js';
+import { ownLimitsOf, PLAN_POLICIES, policyForPlan, rateLimitPolicy } from '../../src/domain/plan.js';
 import { isQuantity, QUANTITY_MAX, quantity } from '../../src/domain/quantity.js';
 
 describe('PetId: a signed 64-bit integer, exact over its whole range', () => {
@@ -108,8 +108,15 @@ describe('plans and their rate-limit policies', () => {
     expect(() => policyForPlan('enterprise')).toThrow(RangeError);
   });
 
-  it('ignores custom limits on a fixed plan', () => {
-    expect(policyForPlan('free', { perMinute: 1e6, perDay: 1e6 })).toEqual(PLAN_POLICIES.free);
+  it('refuses custom limits on a fixed plan, so a key cannot raise its plan’s', () => {
+    expect(() => policyForPlan('free', { perMinute: 1e6, perDay: 1e6 })).toThrow('the free plan has fixed limits');
+    expect(policyForPlan('free')).toEqual(PLAN_POLICIES.free);
+  });
+
+  it('says which limits a key holds as its own: an enterprise key’s, none for a fixed plan', () => {
+    expect(ownLimitsOf('enterprise', { perMinute: 5, perDay: 50 })).toEqual({ perMinute: 5, perDay: 50 });
+    expect(ownLimitsOf('pro', PLAN_POLICIES.pro)).toBeUndefined();
+    expect(() => ownLimitsOf('pro', PLAN_POLICIES.free)).toThrow('must carry that plan');
   });
 
   it.each([

@@ -6,6 +6,7 @@ import { PLAN_POLICIES } from '../../domain/plan.js';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import { sendError } from './error-response.js';
 import type { HttpContext, HttpMiddleware } from './http-context.js';
+import { fieldLineCount } from './protocol-checks.js';
 import { retryAfterSeconds, setRateLimitHeaders } from './rate-limit-headers.js';
 
 /** The use cases and clock the guard needs. */
@@ -46,15 +47,17 @@ function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string)
 /**
  * Authenticates and rate-limits every request under /v1, before routing, so that unknown routes and
  * wrong methods carry the limit headers too. A valid key is limited under its own policy and never by
- * its address; a request without one is limited per client address with the free plan's numbers
- * (so key guessing is slowed and a 401 carries the headers), then refused with 401 unless its path is
- * open.
+ * its address; a request without one is limited per client address with the free plan's numbers (so
+ * a 401 carries the headers, and the open document cannot be hammered), then refused with 401 unless
+ * its path is open. Two Authorization headers count as no valid key, whatever they hold: a proxy in
+ * front that read the other one would disagree about who is calling.
  */
 export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
   const { authenticate, admitRequest, clock } = deps;
   return async (ctx, next) => {
     if (!isApiPath(ctx.path)) return next();
-    const principal = await principalOf(authenticate, ctx.req.headers.authorization);
+    const ambiguous = fieldLineCount(ctx.req, 'authorization') > 1;
+    const principal = ambiguous ? undefined : await principalOf(authenticate, ctx.req.headers.authorization);
     const subject = principal === undefined ? `ip:${ctx.ip}` : `key:${principal.keyId}`;
     const policy = principal === undefined ? PLAN_POLICIES.free : principal.policy;
     const decision = await admitRequest.execute({ subject, policy });
@@ -64,6 +67,12 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
       return sendRefusal(ctx, decision, principal === undefined ? 'this client address' : 'this API key');
     }
     if (principal !== undefined || OPEN_API_PATHS.has(ctx.path)) return next();
-    sendError(ctx, 'unauthorized', 'the API key is missing, invalid or revoked; send Authorization: Bearer <key>');
+    sendError(
+      ctx,
+      'unauthorized',
+      ambiguous
+        ? 'the request carries more than one Authorization header; send exactly one'
+        : 'the API key is missing, invalid or revoked; send Authorization: Bearer <key>',
+    );
   };
 }

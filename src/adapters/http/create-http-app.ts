@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
+import { accessLog } from './access-log.js';
 import { apiGuard } from './api-guard.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
@@ -11,6 +12,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
 import { type OpenApiServers, openApiDocument } from './openapi.js';
 import { addOrderRoutes } from './order-routes.js';
 import { addPetRoutes } from './pet-routes.js';
+import { protocolChecks } from './protocol-checks.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
@@ -35,12 +37,24 @@ export interface HttpAppOptions {
   readonly trustProxy: boolean;
   /** The largest request body read; larger ones get 413. Default 16 KiB. */
   readonly bodyLimitBytes?: number;
+  /**
+   * Whether a PATCH must carry If-Match: without it, 428 precondition_required, so that no client can
+   * overwrite a stock level it has not read. Default false.
+   */
+  readonly requireIfMatch?: boolean;
 }
 
 /** The use cases the HTTP surface calls: a part of the core, so `createInventoryCore(...)` fits. */
 export type HttpUseCases = Pick<
   InventoryCore,
-  'listInventory' | 'updateStock' | 'authenticate' | 'admitRequest' | 'getPet' | 'listOrders'
+  | 'listInventory'
+  | 'getInventoryItem'
+  | 'updateStock'
+  | 'listStockChanges'
+  | 'authenticate'
+  | 'admitRequest'
+  | 'getPet'
+  | 'listOrders'
 >;
 
 /** What the HTTP adapter needs: the use cases it calls, the time, a logger, readiness and options. */
@@ -108,7 +122,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   // spelling the guard does not check.
   const router = new Router<HttpState, RoutedContext>({ sensitive: true, strict: true });
   addServiceRoutes(router, deps.readiness, deps.healthChecks ?? noChecks, openApiJson);
-  addInventoryRoutes(router, deps, bodyLimitBytes);
+  addInventoryRoutes(router, deps, { bodyLimitBytes, requireIfMatch: options.requireIfMatch ?? false });
   addPetRoutes(router, deps, {
     deprecatedAt: options.deprecatedAt ?? DEFAULT_DEPRECATED_AT,
     sunsetAt: options.sunsetAt,
@@ -116,7 +130,9 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   });
   addOrderRoutes(router, deps.listOrders);
 
+  app.use(accessLog(logger));
   app.use(errorMiddleware(logger));
+  app.use(protocolChecks);
   app.use(apiGuard(deps));
   app.use(router.routes());
   app.use(unmatchedRoute);

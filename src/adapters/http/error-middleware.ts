@@ -1,36 +1,21 @@
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { sendError, thrownProblemOf } from './error-response.js';
-import type { HttpContext, HttpMiddleware } from './http-context.js';
+import type { HttpMiddleware } from './http-context.js';
 import { requestIdOf } from './request-id.js';
 
-function logRequest(logger: Logger, ctx: HttpContext, startedAt: number): void {
-  // A logger above info (silent in tests and embedding) costs no line object per request.
-  if (!logger.isLevelEnabled('info')) return;
-  const route = ctx._matchedRoute;
-  logger.info(
-    {
-      requestId: ctx.state.requestId,
-      method: ctx.method,
-      // The route template, so that ids do not scatter one route over many log keys; the raw path only
-      // when no route matched.
-      route: typeof route === 'string' ? route : ctx.path,
-      status: ctx.status,
-      ms: Math.round((performance.now() - startedAt) * 100) / 100,
-      keyId: ctx.state.keyId ?? null,
-    },
-    'request',
-  );
-}
+/** Whether the request declared a body that has not arrived whole (nobody read it, or a refusal cut it). */
+const bodyLeftUnread = (req: IncomingMessage): boolean =>
+  !req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0');
 
 /**
- * The outermost middleware, registered first: it stamps the request id, turns every failure thrown
+ * The middleware just inside the access log: it stamps the request id and turns every failure thrown
  * below it into the Error body (a failure of the service becomes a 500 that shows no detail, only the
- * request id, while the detail goes to the log) and writes the one log line of the request, since it
- * alone sees the final status. Headers, key and body are never logged.
+ * request id, while the detail goes to the log). An answer given before the request's body was read
+ * closes the connection.
  */
 export function errorMiddleware(logger: Logger): HttpMiddleware {
   return async (ctx, next) => {
-    const startedAt = performance.now();
     const requestId = requestIdOf(ctx.req.headers['x-request-id']);
     ctx.state.requestId = requestId;
     ctx.state.keyId = undefined;
@@ -46,6 +31,9 @@ export function errorMiddleware(logger: Logger): HttpMiddleware {
         sendError(ctx, problem.code, problem.message);
       }
     }
-    logRequest(logger, ctx, startedAt);
+    // Keeping the connection would make Node read and discard whatever the client still sends (100 GB,
+    // for all it knows) before the next request could start. Closing it once the answer is written
+    // costs the client a new connection; the refused body costs nothing more.
+    if (!ctx.res.headersSent && bodyLeftUnread(ctx.req)) ctx.res.setHeader('Connection', 'close');
   };
 }

@@ -5,14 +5,19 @@ import { errorJson } from './json-writer.js';
 /** RFC 6750: a 401 names the scheme and realm the client must authenticate with. */
 const BEARER_CHALLENGE = 'Bearer realm="petstore"';
 
+/** How soon a client may try again after a 503: the shared limiter's circuit is retried every second. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = '1';
+
 /**
  * Answers with the Error body of `code`, its status taken from the error table. Headers set earlier
- * (request id, rate limits, Retry-After, Allow) stay: they belong to the answer.
+ * (request id, rate limits, Retry-After, Allow) stay: they belong to the answer. A 401 gets its
+ * challenge, and a 503 a Retry-After.
  */
 export function sendError(ctx: HttpContext, code: ErrorCode, message: string): void {
   const status = ERROR_STATUS[code];
   ctx.status = status;
   if (code === 'unauthorized') ctx.set('WWW-Authenticate', BEARER_CHALLENGE);
+  if (code === 'unavailable') ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER_SECONDS);
   sendJson(ctx, errorJson(code, message, status));
 }
 

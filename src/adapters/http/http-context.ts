@@ -11,11 +11,11 @@ export interface HttpState {
 
 /**
  * What @koa/router leaves on the context: the route template of a routed request (for the log) and
- * the routes whose path matched under any method (for a 405's Allow).
+ * the routes whose path matched under any method (for a 405's Allow, and the log's template).
  */
 export interface RoutedContext {
   _matchedRoute?: string | RegExp;
-  matched?: readonly { readonly methods: readonly string[] }[];
+  matched?: readonly { readonly path: string | RegExp; readonly methods: readonly string[] }[];
 }
 
 /** The context of an app-level middleware. */

@@ -14,11 +14,12 @@ export class InventoryBodyCache {
 
   constructor(private readonly listInventory: ListInventory) {}
 
-  /** The JSON array of every entry: the kept text while the store is unchanged, else a fresh read. */
-  async read(): Promise<string | Readable> {
-    // Read before the list: a write after this point moves the stamp, so a body that might have
-    // missed it is never taken for the state of a later stamp.
-    const stamp = await this.listInventory.stamp();
+  /**
+   * The JSON array of every entry: the kept text while the store is unchanged, else a fresh read.
+   * `stamp` must be read before this call (the caller also tags the answer with it): a write after that
+   * point moves the stamp, so a body that might have missed it is never taken for a later stamp's state.
+   */
+  async read(stamp: string): Promise<string | Readable> {
     if (stamp === this.stamp) return this.body;
     const body = await inventoryJsonBody(this.listInventory.execute());
     if (typeof body === 'string') {

@@ -1,9 +1,15 @@
 import type Router from '@koa/router';
+import type { GetInventoryItem } from '../../application/use-cases/get-inventory-item.js';
 import type { ListInventory } from '../../application/use-cases/list-inventory.js';
+import type { ListStockChanges } from '../../application/use-cases/list-stock-changes.js';
 import type { UpdateStock } from '../../application/use-cases/update-stock.js';
+import type { InventoryItem } from '../../domain/inventory-item.js';
 import { API_BASE_PATH } from './api-guard.js';
+import { listTag, noneMatchNames, versionTag } from './entity-tags.js';
 import { sendError } from './error-response.js';
+import { NOT_MODIFIED_STATUS } from './error-table.js';
 import {
+  type HttpContext,
   type HttpState,
   JSON_CONTENT_TYPE,
   type RoutedContext,
@@ -12,17 +18,56 @@ import {
 } from './http-context.js';
 import { InventoryBodyCache } from './inventory-body-cache.js';
 import { inventoryJsonBody } from './inventory-stream.js';
-import { jsonBodyOf, readJsonBody, requireJsonBody } from './json-body.js';
-import { itemJson } from './json-writer.js';
-import { type InventoryPage, parseInventoryQuery, parseInventoryUpdate, parsePetIdParam } from './request-schemas.js';
+import { readJsonBody, requireJsonBody } from './json-body.js';
+import { itemJson, itemsJson } from './json-writer.js';
+import { setNextLink } from './paging-link.js';
+import { type InventoryPage, parseInventoryQuery, parsePetIdParam } from './request-schemas.js';
+import { listStockChanges } from './stock-history-route.js';
+import { updateInventory } from './update-inventory-route.js';
 
 /** The use cases of the inventory area. */
 export interface InventoryRouteDeps {
   readonly listInventory: ListInventory;
+  readonly getInventoryItem: GetInventoryItem;
   readonly updateStock: UpdateStock;
+  readonly listStockChanges: ListStockChanges;
+}
+
+/** How the inventory routes behave. */
+export interface InventoryRouteOptions {
+  readonly bodyLimitBytes: number;
+  /** Whether a PATCH without If-Match is refused with 428. */
+  readonly requireIfMatch: boolean;
 }
 
 const NO_PAGING: InventoryPage = {};
+
+/**
+ * Answers 304 with no body (the headers set so far stay: request id, rate limits, the ETag) when the
+ * request's If-None-Match names `tag`; says whether it did.
+ */
+function answeredNotModified(ctx: HttpContext, tag: string): boolean {
+  ctx.res.setHeader('ETag', tag);
+  if (!noneMatchNames(ctx.req.headers['if-none-match'], tag)) return false;
+  ctx.status = NOT_MODIFIED_STATUS;
+  return true;
+}
+
+/**
+ * A page of at most `limit` entries. One entry more is read, so that `Link: rel="next"` goes out exactly
+ * when another page follows; the page is built whole (at most PAGE_LIMIT_MAX entries) because the link
+ * names its last id and must be sent before the body.
+ */
+async function sendPage(ctx: HttpContext, listInventory: ListInventory, page: InventoryPage, limit: number) {
+  const items: InventoryItem[] = [];
+  for await (const chunk of listInventory.execute({ ...page, limit: limit + 1 })) items.push(...chunk);
+  const last = items[limit - 1];
+  if (items.length > limit && last !== undefined) {
+    items.length = limit;
+    setNextLink(ctx, `${API_BASE_PATH}/inventory`, { after: last.petId, limit });
+  }
+  sendJson(ctx, `[${itemsJson(items)}]`);
+}
 
 function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
   // One per app: the guard and the headers above still run for every request; only the store read and
@@ -36,40 +81,44 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
       if (!parsed.ok) return sendError(ctx, 'invalid_query', parsed.error);
       page = parsed.value;
     }
+    if (page.limit !== undefined) return sendPage(ctx, deps.listInventory, page, page.limit);
+    if (page.after !== undefined) {
+      ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+      ctx.body = await inventoryJsonBody(deps.listInventory.execute(page));
+      return;
+    }
+    // The stamp is read before the list, so the tag is known before the first byte of a streamed one.
+    const stamp = await deps.listInventory.stamp();
+    if (answeredNotModified(ctx, listTag(stamp))) return;
     ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-    const whole = page.after === undefined && page.limit === undefined;
-    ctx.body = whole ? await wholeListBody.read() : await inventoryJsonBody(deps.listInventory.execute(page));
+    ctx.body = await wholeListBody.read(stamp);
   };
 }
 
-function updateInventory(deps: InventoryRouteDeps): RouteMiddleware {
+function getInventoryItem(useCase: GetInventoryItem): RouteMiddleware {
   return async (ctx) => {
     const petId = parsePetIdParam(ctx.params.petId);
     if (!petId.ok) return sendError(ctx, 'invalid_pet_id', petId.error);
-    const body = jsonBodyOf(ctx);
-    if (!body.ok) return sendError(ctx, 'invalid_body', body.error);
-    const quantity = parseInventoryUpdate(body.value);
-    if (!quantity.ok) return sendError(ctx, 'invalid_body', quantity.error);
-    const actor = ctx.state.keyId;
-    // The guard lets no request without a key reach this route; one that did would be a bug.
-    if (actor === undefined) throw new Error('updateInventory reached without an authenticated key');
-    const updated = await deps.updateStock.execute({ petId: petId.value, quantity: quantity.value, actor });
-    if (!updated.ok) return sendError(ctx, updated.error.code, updated.error.message);
-    sendJson(ctx, itemJson(updated.value.entry.item));
+    const found = await useCase.execute({ petId: petId.value });
+    if (!found.ok) return sendError(ctx, found.error.code, found.error.message);
+    if (answeredNotModified(ctx, versionTag(found.value.version))) return;
+    sendJson(ctx, itemJson(found.value.item));
   };
 }
 
-/** listInventory and updateInventory (experimental). */
+/** listInventory, getInventoryItem, updateInventory (experimental) and listStockChanges. */
 export function addInventoryRoutes(
   router: Router<HttpState, RoutedContext>,
   deps: InventoryRouteDeps,
-  bodyLimitBytes: number,
+  options: InventoryRouteOptions,
 ): void {
   router.get(`${API_BASE_PATH}/inventory`, listInventory(deps));
+  router.get(`${API_BASE_PATH}/inventory/:petId`, getInventoryItem(deps.getInventoryItem));
   router.patch(
     `${API_BASE_PATH}/inventory/:petId`,
     requireJsonBody,
-    readJsonBody(bodyLimitBytes),
-    updateInventory(deps),
+    readJsonBody(options.bodyLimitBytes),
+    updateInventory(deps.updateStock, options.requireIfMatch),
   );
+  router.get(`${API_BASE_PATH}/inventory/:petId/changes`, listStockChanges(deps.listStockChanges));
 }

@@ -2,6 +2,7 @@ import bodyParser from 'koa-bodyparser';
 import { parse } from 'lossless-json';
 import { fail, ok, type Result } from '../../domain/result.js';
 import { sendError } from './error-response.js';
+import { sendContinue } from './expect-continue.js';
 import type { HttpContext, RouteMiddleware } from './http-context.js';
 
 /** The largest body the service reads, unless configured otherwise: 16 KiB. */
@@ -26,13 +27,23 @@ export const requireJsonBody: RouteMiddleware = (ctx, next) => {
 /**
  * Reads a JSON body of at most `limitBytes` with koa-bodyparser (past the limit: 413). It is read as
  * text, not parsed there: JSON.parse would round large numbers, so `jsonBodyOf` parses it losslessly.
+ * Runs after `requireJsonBody`, and after the guard: only now is a waiting client told to send its body
+ * (100 Continue).
  */
-export const readJsonBody = (limitBytes: number): RouteMiddleware =>
-  bodyParser({
+export const readJsonBody = (limitBytes: number): RouteMiddleware => {
+  const read = bodyParser({
     enableTypes: ['text'],
     extendTypes: { text: ['application/json'] },
     textLimit: `${limitBytes}b`,
   });
+  return (ctx, next) => {
+    // `requireJsonBody` let only identity through, in any casing; the reader below knows the lower-case
+    // spelling alone and would refuse the others as an unknown encoding. Identity is no encoding at all.
+    delete ctx.req.headers['content-encoding'];
+    sendContinue(ctx.req, ctx.res);
+    return read(ctx, next);
+  };
+};
 
 /**
  * The body read by `readJsonBody`, parsed with every number kept as its literal text; or the message of

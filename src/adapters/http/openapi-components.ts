@@ -53,6 +53,22 @@ export const SCHEMAS: JsonObject = {
       status: { type: 'integer', enum: ERROR_STATUSES, description: 'The HTTP status code.' },
     },
   },
+  StockChange: {
+    type: 'object',
+    required: ['id', 'petId', 'quantityBefore', 'quantityAfter', 'statusBefore', 'statusAfter', 'keyId', 'at'],
+    additionalProperties: false,
+    description: 'One recorded change of a pet’s stock: who set what, when, and what it was before.',
+    properties: {
+      id: int64('Id of the change; it grows with every change recorded. Page older changes with before=<id>.'),
+      petId: int64('Id of the pet.'),
+      quantityBefore: { type: 'integer', minimum: 0, maximum: QUANTITY_MAX },
+      quantityAfter: { type: 'integer', minimum: 0, maximum: QUANTITY_MAX },
+      statusBefore: { $ref: '#/components/schemas/PetStatus' },
+      statusAfter: { $ref: '#/components/schemas/PetStatus' },
+      keyId: { type: 'string', description: 'Id of the API key that made the change (never the key itself).' },
+      at: { type: 'string', format: 'date-time', description: 'When, in RFC 3339 UTC with milliseconds.' },
+    },
+  },
   Category: named('category'),
   Tag: named('tag'),
   Pet: {
@@ -83,9 +99,9 @@ export const SCHEMAS: JsonObject = {
   },
 };
 
-const header = (description: string, schema: JsonObject, example: Json): JsonObject => ({
+const header = (description: string, schema: JsonObject, example: Json, required = true): JsonObject => ({
   description,
-  required: true,
+  required,
   schema,
   example,
 });
@@ -93,7 +109,11 @@ const header = (description: string, schema: JsonObject, example: Json): JsonObj
 const integer: JsonObject = { type: 'integer', minimum: 0 };
 const text: JsonObject = { type: 'string' };
 
-/** The response headers. Each is `required`: it is on every response that lists it. */
+/**
+ * The response headers, each under the name of the field it is sent as; where one field means different
+ * things on different answers, a suffix after a dot tells them apart (`Link.next` is sent as `Link`). A
+ * `required` header is on every response that lists it.
+ */
 export const HEADERS: JsonObject = {
   'X-RateLimit-Limit': header('Requests allowed in the window nearest exhaustion.', integer, 60),
   'X-RateLimit-Remaining': header('Requests left in the window nearest exhaustion.', integer, 59),
@@ -125,5 +145,68 @@ export const HEADERS: JsonObject = {
     'Where the deprecation and the sunset are described (rel="deprecation", rel="sunset").',
     text,
     '<https://api.petstore.example/v1/openapi.json>; rel="deprecation"; type="application/json"',
+  ),
+  ETag: header(
+    'The entry’s version as a strong entity tag. Send it in If-Match to update only that version.',
+    { type: 'string', pattern: '^"[1-9][0-9]*"$' },
+    '"7"',
+  ),
+  'ETag.list': header(
+    'A weak entity tag of the whole list; send it in If-None-Match to be answered 304 while the list is ' +
+      'unchanged. Absent on a paged list.',
+    { type: 'string', pattern: '^W/"[!#-~]+"$' },
+    'W/"0f5b8c2e-4d1a-4f7e-9a0b-3c6d2e1f8a90.12.3"',
+    false,
+  ),
+  'Link.next': header(
+    'RFC 8288: the next page, present only when more entries may follow.',
+    { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+    '</v1/inventory/42/changes?before=1234&limit=100>; rel="next"',
+    false,
+  ),
+  'Idempotent-Replayed': header(
+    'Present, and true, when the answer is the stored outcome of an earlier request with the same ' +
+      'Idempotency-Key: nothing was written this time.',
+    { type: 'string', enum: ['true'] },
+    'true',
+    false,
+  ),
+};
+
+const requestHeader = (name: string, description: string, schema: JsonObject, example: string): JsonObject => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema,
+  example,
+});
+
+/** The request headers the operations take, all optional (If-Match unless the service requires it). */
+export const PARAMETERS: JsonObject = {
+  IfMatch: requestHeader(
+    'If-Match',
+    'RFC 9110 section 13.1.1: update only if the entry’s ETag is one of these strong tags, or * for any ' +
+      'existing entry. Weak tags never match. A stale tag: 412 with the current ETag, nothing written. ' +
+      'Not * nor a list of entity tags: 400 invalid_if_match. Required (428 without it) when the service ' +
+      'is configured so.',
+    text,
+    '"7"',
+  ),
+  IfNoneMatch: requestHeader(
+    'If-None-Match',
+    'RFC 9110 section 13.1.2: answer 304 without a body when one of these tags (or *) names the current ' +
+      'representation, by weak comparison. A value that is not a list of entity tags is ignored.',
+    text,
+    'W/"0f5b8c2e-4d1a-4f7e-9a0b-3c6d2e1f8a90.12.3"',
+  ),
+  IdempotencyKey: requestHeader(
+    'Idempotency-Key',
+    'Makes a retry safe: a request with a key already used by this API key, on the same method, path and ' +
+      'body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and ' +
+      'writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is ' +
+      'still being processed: 409.',
+    { type: 'string', pattern: '^[!-~]{1,255}$' },
+    '5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610',
   ),
 };

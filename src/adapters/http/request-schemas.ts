@@ -29,18 +29,39 @@ const PetIdParam = petIdSchema('petId');
 /** The most entries one page of the list may ask for; the plain call (no limit) returns them all. */
 export const PAGE_LIMIT_MAX = 10_000;
 
-const LIMIT_MESSAGE = `limit must be an integer from 1 to ${PAGE_LIMIT_MAX}`;
+/** The most changes one page of a pet's history may ask for, and how many it holds when not asked. */
+export const HISTORY_LIMIT_MAX = 1_000;
+export const HISTORY_LIMIT_DEFAULT = 100;
+
+/** A page size from 1 to `max`, in plain digits (a repeated parameter arrives as an array: refused). */
+const pageLimit = (max: number) => {
+  const message = `limit must be an integer from 1 to ${max}`;
+  return v.pipe(
+    v.string(message),
+    v.regex(new RegExp(`^[1-9][0-9]{0,${String(max).length - 1}}$`), message),
+    v.transform(Number),
+    v.maxValue(max, message),
+  );
+};
 
 const InventoryQuery = v.object({
-  limit: v.optional(
+  limit: v.optional(pageLimit(PAGE_LIMIT_MAX)),
+  after: v.optional(petIdSchema('after')),
+});
+
+const BEFORE_MESSAGE = 'before must be a change id: a positive base-10 integer below 2^63, without leading zeros';
+
+// Change ids are positive int64s; `before` names the last change of the previous page.
+const HistoryQuery = v.object({
+  limit: v.optional(pageLimit(HISTORY_LIMIT_MAX)),
+  before: v.optional(
     v.pipe(
-      v.string(LIMIT_MESSAGE),
-      v.regex(/^[1-9][0-9]{0,4}$/, LIMIT_MESSAGE),
-      v.transform(Number),
-      v.maxValue(PAGE_LIMIT_MAX, LIMIT_MESSAGE),
+      v.string(BEFORE_MESSAGE),
+      v.regex(/^[1-9][0-9]{0,18}$/, BEFORE_MESSAGE),
+      v.transform((digits: string) => BigInt(digits)),
+      v.maxValue(2n ** 63n - 1n, BEFORE_MESSAGE),
     ),
   ),
-  after: v.optional(petIdSchema('after')),
 });
 
 const QUANTITY_MESSAGE = `quantity must be an integer from 0 to ${QUANTITY_MAX}`;
@@ -86,6 +107,20 @@ export interface InventoryPage {
 export function parseInventoryQuery(query: Readonly<Record<string, unknown>>): Result<InventoryPage, string> {
   const parsed = v.safeParse(InventoryQuery, query);
   return parsed.success ? ok(parsed.output) : fail(firstMessage(parsed.issues));
+}
+
+/** A page of a pet's stock history: how many changes, and older than which one. */
+export interface HistoryPage {
+  readonly limit: number;
+  readonly before?: bigint;
+}
+
+/** The history's query (limit defaults to 100), or the message of a 400 `invalid_query`. */
+export function parseHistoryQuery(query: Readonly<Record<string, unknown>>): Result<HistoryPage, string> {
+  const parsed = v.safeParse(HistoryQuery, query);
+  if (!parsed.success) return fail(firstMessage(parsed.issues));
+  const { limit = HISTORY_LIMIT_DEFAULT, before } = parsed.output;
+  return ok(before === undefined ? { limit } : { limit, before });
 }
 
 /** A parsed body of updateInventory as its Quantity, or the message of a 400 `invalid_body`. */

@@ -1,6 +1,6 @@
 import type { ApiKeyStore, NewApiKey } from '../../application/ports/api-key-store.js';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
-import { PLAN_POLICIES } from '../../domain/plan.js';
+import { ownLimitsOf } from '../../domain/plan.js';
 import type { MemoryStore } from './memory-store.js';
 
 export class MemoryApiKeyStore implements ApiKeyStore {
@@ -20,13 +20,8 @@ export class MemoryApiKeyStore implements ApiKeyStore {
       // Ids and keys come from a CSPRNG; a clash is a bug, not an expected failure.
       throw new Error(`an API key with id ${key.id} or the same hash already exists`);
     }
-    if (key.plan !== 'enterprise') {
-      const published = PLAN_POLICIES[key.plan];
-      // Only enterprise limits are the key's own; any other would differ from what a restart reads back.
-      if (key.policy.perMinute !== published.perMinute || key.policy.perDay !== published.perDay) {
-        throw new RangeError(`API key ${key.id} on the ${key.plan} plan must carry that plan's limits`);
-      }
-    }
+    // The same rule a persistent store applies, so a key kept here would come back the same from there.
+    ownLimitsOf(key.plan, key.policy);
     const { hash, ...fields } = key;
     this.store.keys.set(key.id, { record: { ...fields, revokedAtMs: null }, hash });
     this.store.keyIdsByHash.set(hash, key.id);

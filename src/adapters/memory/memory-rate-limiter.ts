@@ -4,6 +4,7 @@ import { type BanPolicy, DEFAULT_BAN_POLICY, isBanned } from '../../domain/ban.j
 import type { RateLimitPolicy } from '../../domain/plan.js';
 import { admitRequest, newSubjectState, type RateLimitDecision, type SubjectState } from '../../domain/rate-limit.js';
 import { DAY_WINDOW, expireBuckets, MINUTE_WINDOW } from '../../domain/sliding-window.js';
+import { type LimiterSubjectRecord, readSubjectState, writeSubjectState } from './memory-limiter-snapshot.js';
 
 export interface MemoryRateLimiterOptions {
   readonly banPolicy?: BanPolicy;
@@ -51,14 +52,52 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.subjects.size;
   }
 
+  /**
+   * The state of every subject that still matters now (counted requests, a ban, or a ban recent enough
+   * to escalate the next), as records to store across a restart. Pass them to {@link restore} of the
+   * next process.
+   */
+  serialise(): LimiterSubjectRecord[] {
+    const nowMs = this.clock.nowMs();
+    const records: LimiterSubjectRecord[] = [];
+    for (const [subject, state] of this.subjects) {
+      if (this.matters(state, nowMs)) records.push({ subject, state: writeSubjectState(state) });
+    }
+    return records;
+  }
+
+  /**
+   * Takes over the subjects of a snapshot made by {@link serialise}, replacing what this limiter knows
+   * of them. A record that cannot be read is skipped (that subject starts afresh) and counted.
+   */
+  restore(records: Iterable<LimiterSubjectRecord>): { readonly restored: number; readonly skipped: number } {
+    const nowMs = this.clock.nowMs();
+    let restored = 0;
+    let skipped = 0;
+    for (const record of records) {
+      const state = readSubjectState(record.state);
+      if (state === undefined) skipped += 1;
+      else if (this.matters(state, nowMs)) {
+        this.subjects.set(record.subject, state);
+        restored += 1;
+      }
+    }
+    this.nextSweepAt = Math.max(this.sweepAbove, Math.ceil(this.subjects.size * 1.5));
+    return { restored, skipped };
+  }
+
+  /** Expires the subject's old buckets and says whether anything of it is left worth keeping. */
+  private matters(state: SubjectState, nowMs: number): boolean {
+    expireBuckets(state.minute, MINUTE_WINDOW, nowMs);
+    expireBuckets(state.day, DAY_WINDOW, nowMs);
+    const idle = state.minute.total === 0 && state.day.total === 0 && state.ban.strikes.length === 0;
+    const banMatters = isBanned(state.ban, nowMs) || nowMs - state.ban.lastBanAtMs < this.banPolicy.escalationWindowMs;
+    return !idle || banMatters;
+  }
+
   private sweep(nowMs: number): void {
     for (const [subject, state] of this.subjects) {
-      expireBuckets(state.minute, MINUTE_WINDOW, nowMs);
-      expireBuckets(state.day, DAY_WINDOW, nowMs);
-      const idle = state.minute.total === 0 && state.day.total === 0 && state.ban.strikes.length === 0;
-      const banMatters =
-        isBanned(state.ban, nowMs) || nowMs - state.ban.lastBanAtMs < this.banPolicy.escalationWindowMs;
-      if (idle && !banMatters) this.subjects.delete(subject);
+      if (!this.matters(state, nowMs)) this.subjects.delete(subject);
     }
     // Sweep again only once the map has grown by half again, so sweeping stays amortised O(1).
     this.nextSweepAt = Math.max(this.sweepAbove, Math.ceil(this.subjects.size * 1.5));

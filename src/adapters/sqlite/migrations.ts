@@ -16,6 +16,9 @@ import type { Database } from 'better-sqlite3';
  * - STRICT tables and CHECK constraints refuse a value the domain would refuse, whoever writes it.
  * - `stock_changes.seq` is the change's id in the API: it grows with every insert, so it orders a pet's
  *   history and pages it.
+ * - `limiter_subjects` holds the in-process rate limiter's state between a graceful stop and the next
+ *   start: one row per subject, its state as text the memory limiter alone reads. It is a snapshot,
+ *   replaced whole at every stop, not a log.
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -82,6 +85,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (scope, key)
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX idempotency_claims_by_expiry ON idempotency_claims (expires_at_ms);
+  `,
+  // 3: the in-process rate limiter's state across a graceful restart (hardening 1.1).
+  `
+  CREATE TABLE limiter_subjects (
+    subject TEXT PRIMARY KEY,
+    state TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
   `,
 ];
 

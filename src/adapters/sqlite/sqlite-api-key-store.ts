@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { ApiKeyStore, NewApiKey } from '../../application/ports/api-key-store.js';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
-import { isPlan, PLAN_POLICIES, policyForPlan, rateLimitPolicy } from '../../domain/plan.js';
+import { isPlan, ownLimitsOf, policyForPlan, rateLimitPolicy } from '../../domain/plan.js';
 
 interface KeyRow {
   readonly id: string;
@@ -33,17 +33,10 @@ function recordOfRow(row: KeyRow): ApiKeyRecord {
   };
 }
 
-/**
- * Only enterprise limits are stored; a key of another plan is read back with its plan's limits. A key
- * of such a plan that arrives with other limits is refused: stored, it would come back different.
- */
+/** Only a key's own limits are stored (see ownLimitsOf); a fixed-plan key is read back with its plan's. */
 function limitsToStore(key: NewApiKey): [number | null, number | null] {
-  if (key.plan === 'enterprise') return [key.policy.perMinute, key.policy.perDay];
-  const published = PLAN_POLICIES[key.plan];
-  if (key.policy.perMinute !== published.perMinute || key.policy.perDay !== published.perDay) {
-    throw new RangeError(`API key ${key.id} on the ${key.plan} plan must carry that plan's limits`);
-  }
-  return [null, null];
+  const own = ownLimitsOf(key.plan, key.policy);
+  return own === undefined ? [null, null] : [own.perMinute, own.perDay];
 }
 
 /**

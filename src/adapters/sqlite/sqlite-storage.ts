@@ -3,10 +3,10 @@ import type { InventoryRepository } from '../../application/ports/inventory-repo
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
-import { migrate } from './migrations.js';
-import { openConnection, type SqliteConnectionSettings } from './open-connection.js';
+import { type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
 import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
+import { SqliteLimiterSnapshot } from './sqlite-limiter-snapshot.js';
 import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
@@ -25,6 +25,8 @@ export interface SqliteStorageOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
   /** How long a write waits for another connection's lock before failing with SQLITE_BUSY. */
   readonly busyTimeoutMs?: number;
+  /** The setting the path came from (e.g. PETSTORE_DB), named in every error about the file. */
+  readonly setting?: string;
   /**
    * Where stock writes run. `inline` (the default): on this thread's connection, whose event loop then
    * waits for each batch's commit (and, with FULL, its fsync). `worker`: on a connection of their own in
@@ -43,6 +45,8 @@ export interface SqliteStorage {
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
+  /** Where the in-process rate limiter keeps its state across a graceful restart. */
+  readonly limiterSnapshot: SqliteLimiterSnapshot;
   /** True when the store holds no pet, no order and no key: a development start may seed it. */
   isEmpty(): boolean;
   /**
@@ -58,25 +62,21 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * Opens (or creates) the database at `options.path`: WAL, so readers never wait for the writer and
  * several processes can share the file; `synchronous` FULL unless told otherwise; a busy timeout, so a
  * write waits for another process's transaction instead of failing; foreign keys enforced. Brings the
- * schema up to date, and throws on a database made by a newer release.
+ * schema up to date, and throws on a database made by a newer release, or on a file it cannot create,
+ * read or write (naming the file).
  */
 export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new RangeError(`busyTimeoutMs ${busyTimeoutMs} is not a whole number of milliseconds`);
   }
-  const settings: SqliteConnectionSettings = {
+  const settings: OpenDatabaseOptions = {
     path: options.path,
     synchronous: options.synchronous ?? 'FULL',
     busyTimeoutMs,
+    setting: options.setting,
   };
-  const db = openConnection(settings);
-  try {
-    migrate(db, options.path);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const db = openDatabase(settings);
 
   // One revision for the pets table: stock updates and imports both move the list it stands for.
   const petsRevision = new StoreRevision(db);
@@ -103,6 +103,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
     keys: new SqliteApiKeyStore(db),
+    limiterSnapshot: new SqliteLimiterSnapshot(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,
     close: () => {
       closed ??= close();

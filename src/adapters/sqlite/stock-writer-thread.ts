@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
-import type { SqliteConnectionSettings } from './open-connection.js';
+import type { OpenDatabaseOptions } from './open-database.js';
 import { errorOf, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
 import type { StockWrites } from './stock-writes.js';
 
@@ -27,7 +27,7 @@ const HERE = import.meta.url;
  * execArgv (the loader hooks do not reach a worker's entry; measured on 20.20): the thread then
  * registers tsx itself before importing the entry.
  */
-function startWorker(settings: SqliteConnectionSettings): Worker {
+function startWorker(settings: OpenDatabaseOptions): Worker {
   if (!HERE.endsWith('.ts')) return new Worker(new URL('./stock-writer-worker.js', HERE), { workerData: settings });
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
   const entry = JSON.stringify(new URL('./stock-writer-worker.ts', HERE).href);
@@ -57,7 +57,7 @@ export class StockWriterThread implements StockWrites {
 
   /** The thread starts with the first request, so a store that never writes stock runs none. */
   constructor(
-    private readonly settings: SqliteConnectionSettings,
+    private readonly settings: OpenDatabaseOptions,
     private readonly logger?: StockWriterLogger,
   ) {}
 

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
 import { GroupCommit } from './group-commit.js';
-import { openConnection, type SqliteConnectionSettings } from './open-connection.js';
+import { type OpenDatabaseOptions, openConnection } from './open-database.js';
 import { StockWriter } from './stock-writer.js';
 import { errorData, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
 
@@ -14,7 +14,9 @@ const port = parentPort;
 if (port === null) throw new Error('stock-writer-worker runs in a worker thread, started by StockWriterThread');
 
 // An error here (the file cannot be opened) ends the thread; the store fails the pending writes with it.
-const db = openConnection(workerData as SqliteConnectionSettings);
+// No migration and no write here: the store migrated the file before starting this thread, and a write
+// would move the store's stamp (PRAGMA data_version) though nothing changed.
+const db = openConnection(workerData as OpenDatabaseOptions);
 const writer = new StockWriter(db);
 const batches = new GroupCommit(db, (command: StockWrite) => writer.write(command));
 

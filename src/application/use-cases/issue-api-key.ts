@@ -21,14 +21,13 @@ export class IssueApiKey {
   ) {}
 
   async execute(input: IssueApiKeyInput): Promise<{ readonly key: string; readonly record: ApiKeyRecord }> {
-    if (input.plan !== 'enterprise' && input.limits !== undefined) {
-      throw new RangeError(`the ${input.plan} plan has fixed limits; only enterprise keys take their own`);
-    }
+    // Checked before a key is made: policyForPlan refuses limits on a fixed plan.
+    const policy = policyForPlan(input.plan, input.limits);
     const key = this.generator.newKey();
     const record: ApiKeyRecord = {
       id: this.generator.newKeyId(),
       plan: input.plan,
-      policy: policyForPlan(input.plan, input.limits),
+      policy,
       label: input.label ?? null,
       createdAtMs: this.clock.nowMs(),
       revokedAtMs: null,

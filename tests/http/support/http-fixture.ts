@@ -98,6 +98,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
       trustProxy: options.trustProxy ?? false,
       ...(options.deprecatedAt === undefined ? {} : { deprecatedAt: options.deprecatedAt }),
       ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
+      ...(options.requireIfMatch === undefined ? {} : { requireIfMatch: options.requireIfMatch }),
     },
   });
   const server: Server = createServer(app.callback());

@@ -1,0 +1,139 @@
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finalResponse, type ListeningApp, openSocket, startListeningApp } from '../support/listening-app.js';
+import { aPet } from '../support/mothers.js';
+
+// Small limits, so that the test waits a second, not the production 10 s and 30 s. The bounds below
+// leave a second and a half of slack for a busy machine: what they catch is Node's own defaults, under
+// which the same clients hold on for 60 s (headers) and 300 s (a request), checked every 30 s.
+const LIMITS = { headersTimeoutMs: 600, requestTimeoutMs: 1_200, keepAliveTimeoutMs: 400, maxConnections: 50 };
+const SLACK_MS = 1_500;
+
+/** What a trickling client saw: everything the server wrote, and when the server closed on it. */
+interface Cut {
+  readonly response: string;
+  readonly afterMs: number;
+}
+
+/**
+ * Writes `head`, then one byte of `drip` every 50 ms, until the server closes the connection; gives up
+ * (failing the test) after `giveUpMs`.
+ */
+async function trickle(port: number, head: string, drip: string, giveUpMs: number): Promise<Cut> {
+  const socket: Socket = await openSocket(port);
+  const startedAt = performance.now();
+  let response = '';
+  socket.setEncoding('utf8').on('data', (t: string) => {
+    response += t;
+  });
+  socket.on('error', () => {});
+  socket.write(head);
+  let next = 0;
+  const timer = setInterval(() => {
+    if (!socket.destroyed) socket.write(drip[next++ % drip.length] as string);
+  }, 50);
+  const closed = await new Promise<boolean>((resolve) => {
+    socket.once('close', () => resolve(true));
+    setTimeout(() => resolve(false), giveUpMs);
+  });
+  clearInterval(timer);
+  socket.destroy();
+  if (!closed) throw new Error(`the server still held the connection after ${giveUpMs} ms`);
+  return { response, afterMs: performance.now() - startedAt };
+}
+
+/** Asks for /livez every 50 ms until `done` settles, and answers every status seen. */
+async function probeWhile(url: string, done: Promise<unknown>): Promise<number[]> {
+  const statuses: number[] = [];
+  let finished = false;
+  void done.finally(() => {
+    finished = true;
+  });
+  while (!finished) {
+    statuses.push((await fetch(`${url}/livez`)).status);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return statuses;
+}
+
+describe('slow and idle clients', () => {
+  let app: ListeningApp;
+  let key: string;
+  beforeAll(async () => {
+    app = await startListeningApp({ limits: LIMITS });
+    key = await app.key();
+    expect((await app.core.addPets.execute([aPet(1)])).ok).toBe(true);
+  });
+  afterAll(async () => {
+    await app.running.drain();
+  });
+
+  it('cuts a client that sends its headers a byte at a time once the headers timeout passes', async () => {
+    const cut = trickle(app.port, 'GET /livez HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n', 10_000);
+    const served = await probeWhile(app.running.url, cut);
+    const { response, afterMs } = await cut;
+    expect(finalResponse(response).status).toBe(408);
+    expect(JSON.parse(finalResponse(response).body)).toMatchObject({ code: 'request_timeout' });
+    expect(afterMs).toBeGreaterThanOrEqual(LIMITS.headersTimeoutMs - 50);
+    expect(afterMs).toBeLessThan(LIMITS.headersTimeoutMs + SLACK_MS);
+    // Others were served all along.
+    expect(served.length).toBeGreaterThan(3);
+    expect(new Set(served)).toEqual(new Set([200]));
+  });
+
+  it('cuts a client that sends its body a byte at a time once the request timeout passes', async () => {
+    const head = [
+      'PATCH /v1/inventory/1 HTTP/1.1',
+      'Host: x',
+      `Authorization: Bearer ${key}`,
+      'Content-Type: application/json',
+      'Content-Length: 1000',
+      '',
+      '',
+    ].join('\r\n');
+    const cut = trickle(app.port, head, ' ', 10_000);
+    const served = await probeWhile(app.running.url, cut);
+    const { afterMs } = await cut;
+    expect(afterMs).toBeGreaterThanOrEqual(LIMITS.requestTimeoutMs - 50);
+    expect(afterMs).toBeLessThan(LIMITS.requestTimeoutMs + SLACK_MS);
+    expect(new Set(served)).toEqual(new Set([200]));
+  });
+
+  it('closes an idle keep-alive connection once the keep-alive timeout passes', async () => {
+    const socket = await openSocket(app.port);
+    const startedAt = performance.now();
+    // Read, or the close is never seen.
+    socket.on('error', () => {}).resume();
+    socket.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
+    const closedAfter = await new Promise<number>((resolve) =>
+      socket.once('close', () => resolve(performance.now() - startedAt)),
+    );
+    expect(closedAfter).toBeGreaterThanOrEqual(LIMITS.keepAliveTimeoutMs - 50);
+    // Node adds a second (keepAliveTimeoutBuffer), so that a client about to reuse it is not cut.
+    expect(closedAfter).toBeLessThan(LIMITS.keepAliveTimeoutMs + 1_000 + SLACK_MS);
+  });
+});
+
+describe('the cap on open connections', () => {
+  it('closes connections past the cap at once, and serves again once some have closed', async () => {
+    const app = await startListeningApp({ limits: { maxConnections: 3 } });
+    try {
+      const held = await Promise.all([1, 2, 3].map(() => openSocket(app.port)));
+      const extra = await openSocket(app.port);
+      let answer = '';
+      extra.setEncoding('utf8').on('data', (t: string) => {
+        answer += t;
+      });
+      extra.on('error', () => {});
+      const closed = new Promise<void>((resolve) => extra.once('close', () => resolve()));
+      extra.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
+      await closed;
+      expect(answer).toBe('');
+
+      for (const socket of held) socket.destroy();
+      await expect.poll(async () => (await fetch(`${app.running.url}/livez`)).status).toBe(200);
+    } finally {
+      await app.running.drain();
+    }
+  });
+});
