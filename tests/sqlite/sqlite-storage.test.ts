@@ -206,6 +206,31 @@ describe('the writer thread', () => {
     expect(await write).toMatchObject({ ok: true, value: { change: { after: { quantity: 4 } } } });
   });
 
+  it('posts the writes of a turn as one message, and the next ones once the thread answered those', async () => {
+    const storage = open({ writer: 'worker', busyTimeoutMs: 20_000 });
+    await storage.pets.addAll([aPet(1)]);
+    await storage.inventory.write(setStock(1n, 1));
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    const sizes = () => posted.mock.calls.map(([requests]) => (requests as unknown[]).length);
+    // Another connection holds the write lock: the thread cannot answer the first batch yet.
+    const other = new Database(temp.path);
+    other.exec('BEGIN IMMEDIATE');
+    const writes: Promise<unknown>[] = [];
+    try {
+      for (let i = 0; i < 30; i += 1) writes.push(storage.inventory.write(setStock(1n, 10 + i)));
+      await nextTurn();
+      for (let i = 0; i < 20; i += 1) writes.push(storage.inventory.write(setStock(1n, 40 + i)));
+      await nextTurn();
+      expect(sizes()).toEqual([30]);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await Promise.all(writes);
+    expect(sizes()).toEqual([30, 20]);
+    expect(quantityOnDisk(1)).toBe(59);
+  });
+
   it('fails the writes it had not answered when it dies, logs why, and a new thread takes the next write', async () => {
     const logged: { obj: object; msg: string }[] = [];
     const storage = open({ writer: 'worker', logger: { error: (obj, msg) => logged.push({ obj, msg }) } });

@@ -48,10 +48,13 @@ function startWorker(settings: OpenDatabaseOptions): Worker {
  */
 export class StockWriterThread implements StockWrites {
   private worker: Worker | undefined;
-  /** The requests posted to the current thread and not yet answered, by id. */
+  /** The requests asked of the current thread and not yet answered, by id. */
   private readonly waiting = new Map<number, Waiting>();
-  /** The requests of this turn of the event loop, posted together at its end (see `post`). */
+  /** The requests not posted yet: they go together, once the thread has answered the last batch. */
   private outbox: WriterRequest[] = [];
+  /** How many posted requests the thread has not answered yet. */
+  private posted = 0;
+  private postScheduled = false;
   private lastId = 0;
   private closed: Promise<void> | undefined;
 
@@ -83,19 +86,33 @@ export class StockWriterThread implements StockWrites {
       this.waiting.set(id, { resolve, reject });
       // The thread holds the process open only while it owes an answer.
       if (this.waiting.size === 1) worker.ref();
-      if (this.outbox.push({ ...request, id }) === 1) setImmediate(() => this.post());
+      this.outbox.push({ ...request, id });
+      this.schedulePost();
     });
   }
 
   /**
-   * Posts the requests gathered in this turn as one message. Each request handled in a turn (one per
-   * HTTP request) would otherwise be a message of its own: a copy and a wake-up of the thread each, and
-   * the thread would start its batch with the first few to arrive and leave the rest to the next commit.
+   * Posts the outbox as one message at the end of this turn of the event loop, unless the thread is
+   * still on the last batch: then the outbox is posted when that batch is answered. A message a request
+   * (one per HTTP request) would cost a copy, a wake-up of the thread and a system call each, on this
+   * thread, for nothing: the thread cannot start the next batch before it has committed the last one, and
+   * it takes whatever arrived meanwhile as one batch either way.
    */
-  private post(): void {
+  private schedulePost(): void {
+    if (this.posted > 0 || this.postScheduled || this.outbox.length === 0) return;
+    this.postScheduled = true;
+    setImmediate(() => {
+      this.postScheduled = false;
+      if (this.posted === 0) this.send();
+    });
+  }
+
+  private send(): void {
     const requests = this.outbox;
+    if (requests.length === 0) return;
     this.outbox = [];
-    if (requests.length > 0) this.worker?.postMessage(requests);
+    this.posted += requests.length;
+    this.worker?.postMessage(requests);
   }
 
   private start(): Worker {
@@ -119,6 +136,8 @@ export class StockWriterThread implements StockWrites {
       if ('error' in reply) waiting.reject(errorOf(reply.error));
       else waiting.resolve(reply.value);
     }
+    this.posted -= replies.length;
+    this.schedulePost();
     if (this.waiting.size === 0) worker.unref();
   }
 
@@ -135,6 +154,7 @@ export class StockWriterThread implements StockWrites {
     for (const waiting of this.waiting.values()) waiting.reject(error);
     this.waiting.clear();
     this.outbox = [];
+    this.posted = 0;
   }
 
   private async stop(): Promise<void> {
@@ -143,7 +163,8 @@ export class StockWriterThread implements StockWrites {
     // Held open until the thread has committed what is pending and closed its connection.
     worker.ref();
     const exited = once(worker, 'exit');
-    this.post();
+    // Past any batch still out: the thread takes messages in order, and commits before it closes.
+    this.send();
     worker.postMessage([{ kind: 'close' }] satisfies WriterRequest[]);
     await exited;
   }
