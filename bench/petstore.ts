@@ -74,6 +74,8 @@ export interface ServiceOptions {
   readonly redisUrl?: string;
   /** Set: run under `node --cpu-prof`, the profile written to this folder when the process exits. */
   readonly profileDir?: string;
+  /** False: PETSTORE_METRICS=off, the service keeps no metrics; on by default, as in production. */
+  readonly metrics?: boolean;
 }
 
 const profiling = (profileDir: string | undefined): string[] =>
@@ -95,6 +97,7 @@ export function startService(name: string, options: ServiceOptions, logFile: str
       PETSTORE_DB: options.db,
       PETSTORE_SYNCHRONOUS: 'FULL',
       LOG_LEVEL: 'info',
+      ...(options.metrics === false ? { PETSTORE_METRICS: 'off' } : {}),
       // A benchmark waits on purpose: with the default 100 ms a stall of this busy machine would hand
       // decisions to the in-process fallback, and the figures would no longer be the Redis limiter's.
       ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl, REDIS_COMMAND_TIMEOUT_MS: '5000' }),

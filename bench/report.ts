@@ -1,6 +1,8 @@
+import { type CliResult, cliSection } from './cli.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
 import { loadAverages, type Machine } from './machine.js';
+import { type MetricsResult, metricsSection } from './metrics.js';
 import { type ProfileRun, profileSection } from './profile.js';
 import { PEAK_RSS_TARGET_BYTES, type ScaleResult, scaleSection } from './scale.js';
 import type { BenchSettings } from './settings.js';
@@ -14,6 +16,10 @@ export interface BenchResults {
   readonly scale: ScaleResult;
   readonly profile: ProfileRun[];
   readonly sqlite: SqliteResult;
+  /** Absent in the records of runs made before the suite existed. */
+  readonly metrics?: MetricsResult;
+  /** Absent from records written before the suite existed. */
+  readonly cli?: CliResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -100,7 +106,7 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about ten minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite), printed only',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli), printed only',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
     '',
@@ -123,7 +129,11 @@ export function readme(input: BenchRecord, notes: string): string {
     '',
     sqliteSection(results.sqlite),
     '',
+    ...(results.metrics === undefined || settings.metrics === undefined
+      ? []
+      : [metricsSection(results.metrics, settings.metrics), '']),
     notes.trim(),
     '',
+    ...(results.cli === undefined ? [] : [cliSection(results.cli), '']),
   ].join('\n');
 }

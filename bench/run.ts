@@ -1,6 +1,6 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
- * Usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite] [-- --render]
+ * Usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
  * - --write: with --quick, rewrite both files all the same;
@@ -12,10 +12,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRedisServer } from '../tests/support/redis-server.js';
+import { cliSection, runCliSuite } from './cli.js';
 import { httpSection, runHttpSuite } from './http.js';
 import { formatJson } from './json-file.js';
 import { limiterSection, runLimiterSuite } from './limiter.js';
 import { describeMachine, loadAverages } from './machine.js';
+import { metricsSection, runMetricsSuite } from './metrics.js';
 import { buildService } from './petstore.js';
 import { profileSection, runProfileSuite } from './profile.js';
 import { type BenchRecord, type BenchResults, readme, targetsTable } from './report.js';
@@ -27,7 +29,7 @@ const README = join(import.meta.dirname, 'README.md');
 const NOTES = join(import.meta.dirname, 'notes.md');
 const RESULTS = join(import.meta.dirname, 'results.json');
 const USAGE =
-  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite] [-- --render]';
+  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli] [-- --render]';
 
 interface Options {
   readonly render: boolean;
@@ -84,6 +86,12 @@ async function runSuite(suite: Suite, settings: BenchSettings, dir: string, redi
     case 'sqlite':
       results.sqlite = await runSqliteSuite(dir, settings.sqlite, log);
       return sqliteSection(results.sqlite);
+    case 'metrics':
+      results.metrics = await runMetricsSuite(dir, settings.metrics, log);
+      return metricsSection(results.metrics, settings.metrics);
+    case 'cli':
+      results.cli = await runCliSuite(dir, settings.cli, log);
+      return cliSection(results.cli);
   }
 }
 

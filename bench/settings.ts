@@ -1,10 +1,11 @@
+import type { CliSettings } from './cli.js';
 import type { LoadSettings } from './http.js';
 import type { LimiterSettings } from './limiter.js';
 import type { ProfileSettings } from './profile.js';
 import type { ScaleSettings } from './scale.js';
 import type { SqliteSettings } from './sqlite.js';
 
-export const SUITES = ['http', 'limiter', 'scale', 'profile', 'sqlite'] as const;
+export const SUITES = ['http', 'limiter', 'scale', 'profile', 'sqlite', 'metrics', 'cli'] as const;
 export type Suite = (typeof SUITES)[number];
 
 /** How long and how often each suite measures. */
@@ -14,6 +15,8 @@ export interface BenchSettings {
   readonly scale: ScaleSettings;
   readonly profile: ProfileSettings;
   readonly sqlite: SqliteSettings;
+  readonly metrics: LoadSettings;
+  readonly cli: CliSettings;
 }
 
 /** `npm run bench`: what the issue asks for; about ten minutes on two cores. */
@@ -27,6 +30,8 @@ export const FULL: BenchSettings = {
   },
   profile: { seconds: 10, targets: ['baseline', 'in-process', 'Redis'] },
   sqlite: { importPets: 1_000_000, importRounds: 3, updatePets: 10_000, updateSeconds: 3, updateRounds: 3 },
+  metrics: { seconds: 10, rounds: 5, warmupSeconds: 2 },
+  cli: { pets: 1_000_000, rounds: 3 },
 };
 
 /** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
@@ -36,4 +41,6 @@ export const QUICK: BenchSettings = {
   scale: { sizes: [10_000, 100_000], repetitions: 2, patch: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5 } },
   profile: { seconds: 2, targets: ['in-process'] },
   sqlite: { importPets: 100_000, importRounds: 1, updatePets: 10_000, updateSeconds: 1, updateRounds: 1 },
+  metrics: { seconds: 1.5, rounds: 2, warmupSeconds: 0.5 },
+  cli: { pets: 100_000, rounds: 1 },
 };

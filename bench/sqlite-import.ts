@@ -5,7 +5,7 @@
  * - raw: better-sqlite3 alone, one prepared INSERT of id, name, status, quantity a pet in one
  *   transaction, from plain arrays: the floor any import pays;
  * - repository: PetCatalog.addAll of the pets held in memory as domain values (one transaction);
- * - cli: the admin CLI's `pets import` of a JSON file (lossless parse, validation, then addAll).
+ * - cli: the admin CLI's `pets import` of a JSON file (streamed lossless parse, validation, addStream).
  */
 import Database from 'better-sqlite3';
 import { runAdminCli } from '../src/adapters/cli/admin-cli.js';
@@ -13,6 +13,7 @@ import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';
 import { AddPets } from '../src/application/use-cases/add-pets.js';
+import { ExportPets } from '../src/application/use-cases/export-pets.js';
 import { ImportOrders } from '../src/application/use-cases/import-orders.js';
 import { IssueApiKey } from '../src/application/use-cases/issue-api-key.js';
 import { ListApiKeys } from '../src/application/use-cases/list-api-keys.js';
@@ -77,6 +78,7 @@ async function cliImport(path: string, file: string): Promise<void> {
     revokeApiKey: new RevokeApiKey(storage.keys, crypto, systemClock),
     addPets: new AddPets(storage.pets),
     importOrders: new ImportOrders(storage.orders),
+    exportPets: new ExportPets(storage.pets),
   };
   await report(async () => {
     const code = await runAdminCli(['pets', 'import', file], deps, { stdout: () => {}, stderr: () => {} });

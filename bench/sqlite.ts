@@ -139,7 +139,7 @@ export async function runSqliteSuite(
 const IMPORT_LABELS: Record<ImportMode, string> = {
   raw: 'baseline: raw better-sqlite3 INSERT of id, name, status, quantity from plain arrays, one transaction',
   repository: '`PetCatalog.addAll` of the pets held in memory as domain values, one transaction',
-  cli: '`pets import pets.json` (CLI: lossless JSON parse, validation, then `addAll`)',
+  cli: '`pets import pets.json` (CLI: streamed lossless JSON parse, validation, `addStream`)',
 };
 
 /** The SQLite section of bench/README.md. */

@@ -47,13 +47,14 @@ export type {
   StockWritten,
 } from './application/ports/inventory-repository.js';
 export type { KeyGenerator, KeyHasher } from './application/ports/key-crypto.js';
-export type { OrderBook } from './application/ports/order-book.js';
-export type { NewPet, PetCatalog } from './application/ports/pet-catalog.js';
+export type { OrderBook, OrderRefusal } from './application/ports/order-book.js';
+export type { DuplicatePet, NewPet, PetCatalog, StockedPet } from './application/ports/pet-catalog.js';
 export type { RateLimiter } from './application/ports/rate-limiter.js';
 export type { StockChangeLog, StockChangePage } from './application/ports/stock-change-log.js';
 export { AddPets } from './application/use-cases/add-pets.js';
 export { AdmitRequest } from './application/use-cases/admit-request.js';
 export { Authenticate } from './application/use-cases/authenticate.js';
+export { ExportPets } from './application/use-cases/export-pets.js';
 export { FORGET_BATCH, ForgetExpiredOutcomes } from './application/use-cases/forget-expired-outcomes.js';
 export { GetInventoryItem } from './application/use-cases/get-inventory-item.js';
 export { GetPet } from './application/use-cases/get-pet.js';
@@ -74,15 +75,27 @@ export type {
 export { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './application/use-cases/update-stock.js';
 // Domain: values, rules and the shapes of records.
 export type { ApiKeyRecord, Principal } from './domain/api-key.js';
-export { API_KEY_PATTERN, looksLikeApiKey } from './domain/api-key.js';
+export { API_KEY_PATTERN, KEY_LABEL_MAX, keyLabel, looksLikeApiKey } from './domain/api-key.js';
 export type { BanPolicy, BanState } from './domain/ban.js';
 export { banPolicy, DEFAULT_BAN_POLICY } from './domain/ban.js';
+export { integerInRange, integerOfDecimal } from './domain/decimal-integer.js';
 export type { DomainError, DomainErrorCode } from './domain/errors.js';
 export type { InventoryItem } from './domain/inventory-item.js';
 export { inventoryItem, statusAfterStockChange, withStock } from './domain/inventory-item.js';
 export type { Order, OrderStatus } from './domain/order.js';
 export { isOrderStatus, ORDER_STATUSES } from './domain/order.js';
-export type { Pet } from './domain/pet.js';
+export type { Pet, PetFields } from './domain/pet.js';
+export {
+  CATEGORY_NAME_MAX,
+  checkPetFields,
+  PET_NAME_MAX,
+  PHOTO_URL_MAX,
+  PHOTO_URLS_MAX,
+  pet,
+  petFieldsProblem,
+  TAG_NAME_MAX,
+  TAGS_MAX,
+} from './domain/pet.js';
 export type { PetId } from './domain/pet-id.js';
 export { PET_ID_MAX, PET_ID_MIN, parsePetId, petId } from './domain/pet-id.js';
 export type { PetStatus } from './domain/pet-status.js';

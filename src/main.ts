@@ -4,12 +4,14 @@
  */
 import { pino } from 'pino';
 import { isAdminCommand, runAdminCli } from './adapters/cli/admin-cli.js';
+import { createServiceMetrics } from './adapters/prometheus/service-metrics.js';
 import { type Config, ConfigError, readConfig } from './composition/config.js';
 import { buildContainer, closeables, healthChecks, resolve } from './composition/container.js';
 import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
 import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js';
+import { httpMetricsOf, listenForMetrics, metricsModule } from './composition/metrics-module.js';
 import { startOutcomePurge } from './composition/outcome-purge.js';
 import { redisLimiterModule } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
@@ -31,11 +33,14 @@ async function serve(config: Config): Promise<void> {
     config.redisUrl === undefined
       ? [limiterSnapshotModule()]
       : [redisLimiterModule({ ...config, redisUrl: config.redisUrl })];
+  const metrics = config.metrics ? createServiceMetrics() : undefined;
+  const measured = metrics === undefined ? [] : [metricsModule(metrics)];
+  const httpMetrics = metrics === undefined ? undefined : httpMetricsOf(metrics, config);
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
     storage: 'sqlite',
     sqliteWriter: 'worker',
-    modules: [...limiterModules, httpModule(config, readiness, () => checks())],
+    modules: [...limiterModules, ...measured, httpModule(config, readiness, () => checks(), httpMetrics)],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);
@@ -55,6 +60,7 @@ async function serve(config: Config): Promise<void> {
   }
 
   const app = resolve(container, HTTP_APP);
+  const metricsServer = metrics === undefined ? undefined : await listenForMetrics(metrics, config, logger);
   const running = await listen(app.callback(), {
     host: config.host,
     port: config.port,
@@ -76,6 +82,7 @@ async function serve(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'draining');
     await running.drain();
+    await metricsServer?.drain();
     stopPurge();
     for (const c of [...closeables(container)].reverse()) await c.close();
     logger.info({}, 'stopped');

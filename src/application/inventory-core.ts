@@ -9,6 +9,7 @@ import type { StockChangeLog } from './ports/stock-change-log.js';
 import { AddPets } from './use-cases/add-pets.js';
 import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
+import { ExportPets } from './use-cases/export-pets.js';
 import { ForgetExpiredOutcomes } from './use-cases/forget-expired-outcomes.js';
 import { GetInventoryItem } from './use-cases/get-inventory-item.js';
 import { GetPet } from './use-cases/get-pet.js';
@@ -56,6 +57,7 @@ export interface InventoryCore {
   readonly revokeApiKey: RevokeApiKey;
   readonly addPets: AddPets;
   readonly importOrders: ImportOrders;
+  readonly exportPets: ExportPets;
 }
 
 /** Builds every use case over `ports`: the whole core, without a container. */
@@ -79,5 +81,6 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     revokeApiKey: new RevokeApiKey(ports.keys, ports.keyHasher, ports.clock),
     addPets: new AddPets(ports.pets),
     importOrders: new ImportOrders(ports.orders),
+    exportPets: new ExportPets(ports.pets),
   };
 }

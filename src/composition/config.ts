@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { integerInRange } from '../domain/decimal-integer.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http-server.js';
 
 /** Where the service runs; development alone seeds an empty database and prints a key. */
@@ -30,6 +31,10 @@ export interface Config {
   /** Whether a PATCH must carry If-Match (428 without it). */
   readonly requireIfMatch: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Whether the service keeps Prometheus metrics (requests, limiter, storage, process). */
+  readonly metrics: boolean;
+  /** A port of its own for GET /metrics (on `host`); absent: /metrics is served on `port`. */
+  readonly metricsPort: number | undefined;
 }
 
 /** A configuration value the service cannot start with; names the variable. */
@@ -37,14 +42,16 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** A whole number by the service's one integer rule (`integerOfDecimal`), within `min..max`. */
 const integer = (min: number, max: number) =>
   v.pipe(
     v.string(),
-    v.regex(/^[0-9]+$/, `must be a whole number from ${min} to ${max}`),
-    v.transform(Number),
-    v.number(),
-    v.minValue(min, `must be a whole number from ${min} to ${max}`),
-    v.maxValue(max, `must be a whole number from ${min} to ${max}`),
+    v.rawTransform<string, number>(({ dataset, addIssue, NEVER }) => {
+      const value = integerInRange(dataset.value, min, max);
+      if (value !== undefined) return value;
+      addIssue({ message: `must be a whole number from ${min} to ${max}` });
+      return NEVER;
+    }),
   );
 
 const baseUrl = v.pipe(
@@ -53,11 +60,18 @@ const baseUrl = v.pipe(
   v.regex(/\/v1$/, 'must end in the version segment /v1'),
 );
 
+const DURATION_MAX_SECONDS = 30 * 86_400;
+
 const durations = v.pipe(
   v.string(),
-  v.regex(/^[0-9]+(,[0-9]+)*$/, 'must be a comma-separated list of whole seconds, e.g. 300,900,3600'),
-  v.transform((s) => s.split(',').map((n) => Number(n) * 1000)),
-  v.check((list) => list.every((ms) => ms > 0), 'every duration must be at least 1 second'),
+  v.rawTransform<string, number[]>(({ dataset, addIssue, NEVER }) => {
+    const seconds = dataset.value.split(',').map((n) => integerInRange(n, 1, DURATION_MAX_SECONDS));
+    if (seconds.every((s) => s !== undefined)) return seconds.map((s) => s * 1000);
+    addIssue({
+      message: `must be a comma-separated list of whole seconds from 1 to ${DURATION_MAX_SECONDS}, e.g. 300,900,3600`,
+    });
+    return NEVER;
+  }),
 );
 
 const httpDate = v.pipe(
@@ -92,6 +106,8 @@ const EnvSchema = v.object({
   PETSTORE_IDEMPOTENCY_TTL_SECONDS: v.optional(integer(60, 604_800), '86400'),
   PETSTORE_REQUIRE_IF_MATCH: v.optional(v.picklist(['true', 'false']), 'false'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  PETSTORE_METRICS: v.optional(v.picklist(['on', 'off']), 'on'),
+  PETSTORE_METRICS_PORT: v.optional(integer(0, 65_535)),
 });
 
 /**
@@ -113,6 +129,12 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
   const e = parsed.output;
   if (e.PETSTORE_PETS_DEPRECATED_AT > e.PETSTORE_PETS_SUNSET) {
     throw new ConfigError('PETSTORE_PETS_DEPRECATED_AT: must not be later than PETSTORE_PETS_SUNSET');
+  }
+  if (e.PETSTORE_METRICS_PORT !== undefined && e.PETSTORE_METRICS_PORT !== 0 && e.PETSTORE_METRICS_PORT === e.PORT) {
+    throw new ConfigError('PETSTORE_METRICS_PORT: must differ from PORT, or /metrics would share the API listener');
+  }
+  if (e.PETSTORE_METRICS_PORT !== undefined && e.PETSTORE_METRICS === 'off') {
+    throw new ConfigError('PETSTORE_METRICS_PORT: needs PETSTORE_METRICS=on; there are no metrics to serve');
   }
   // Node refuses a server whose whole request may take less time than its headers.
   if (e.PETSTORE_REQUEST_TIMEOUT_MS < e.PETSTORE_HEADERS_TIMEOUT_MS) {
@@ -151,5 +173,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     idempotencyTtlMs: e.PETSTORE_IDEMPOTENCY_TTL_SECONDS * 1000,
     requireIfMatch: e.PETSTORE_REQUIRE_IF_MATCH === 'true',
     logLevel: e.LOG_LEVEL,
+    metrics: e.PETSTORE_METRICS === 'on',
+    metricsPort: e.PETSTORE_METRICS_PORT,
   };
 }

@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
+import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { Config } from './config.js';
 import { bindResolved, type HealthCheck, TOKENS, token } from './tokens.js';
 
@@ -14,9 +15,15 @@ export interface Readiness {
 
 /**
  * The Koa app over the core. /readyz is ready only while `readiness.ready` holds and every critical
- * health check passes; it reports every check (Redis, when used), critical or not.
+ * health check passes; it reports every check (Redis, when used), critical or not. With `metrics`, every
+ * request is measured, and GET /metrics served unless they have a listener of their own.
  */
-export const httpModule = (config: Config, readiness: Readiness, checks: () => readonly HealthCheck[]) =>
+export const httpModule = (
+  config: Config,
+  readiness: Readiness,
+  checks: () => readonly HealthCheck[],
+  metrics?: HttpMetrics,
+) =>
   new ContainerModule((options) => {
     bindResolved(options, HTTP_APP, [TOKENS.core, TOKENS.clock, TOKENS.logger], (core, clock, logger) =>
       createHttpApp({
@@ -25,6 +32,7 @@ export const httpModule = (config: Config, readiness: Readiness, checks: () => r
         logger,
         readiness: () => readiness.ready && checks().every((c) => !c.critical || c.healthy()),
         healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),
+        ...(metrics === undefined ? {} : { metrics }),
         options: {
           sunsetAt: config.sunsetAt,
           deprecatedAt: config.deprecatedAt,

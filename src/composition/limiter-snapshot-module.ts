@@ -25,7 +25,9 @@ export const limiterSnapshotModule = () =>
         return limiter;
       },
     );
-    bindResolved(options, TOKENS.limiter, [LIMITER], (limiter) => limiter);
+    bindResolved(options, TOKENS.limiter, [LIMITER, TOKENS.instrumentation], (limiter, instrumentation) =>
+      instrumentation.limiter(limiter, 'memory'),
+    );
     bindResolved(
       options,
       TOKENS.closeables,

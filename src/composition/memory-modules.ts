@@ -18,7 +18,11 @@ export const memoryStorageModule = () =>
 /** The in-process limiter: exact for one process; the default when no REDIS_URL is set. */
 export const memoryLimiterModule = () =>
   new ContainerModule((options) => {
-    bindResolved(options, TOKENS.limiter, [TOKENS.clock, TOKENS.banPolicy], (clock, banPolicy) => {
-      return new MemoryRateLimiter(clock, { banPolicy });
-    });
+    bindResolved(
+      options,
+      TOKENS.limiter,
+      [TOKENS.clock, TOKENS.banPolicy, TOKENS.instrumentation],
+      (clock, banPolicy, instrumentation) =>
+        instrumentation.limiter(new MemoryRateLimiter(clock, { banPolicy }), 'memory'),
+    );
   });

@@ -24,14 +24,14 @@ export const redisLimiterModule = (config: Config & { readonly redisUrl: string 
     bindResolved(
       options,
       FAILOVER,
-      [REDIS, TOKENS.clock, TOKENS.banPolicy, TOKENS.logger],
-      (client, clock, banPolicy, logger) => {
-        const primary = new RedisRateLimiter(client, { banPolicy });
+      [REDIS, TOKENS.clock, TOKENS.banPolicy, TOKENS.logger, TOKENS.instrumentation],
+      (client, clock, banPolicy, logger, instrumentation) => {
+        const primary = instrumentation.limiter(new RedisRateLimiter(client, { banPolicy }), 'redis');
         return config.rateLimitFailure === 'closed'
           ? new FailoverRateLimiter(primary, { mode: 'closed', logger })
           : new FailoverRateLimiter(primary, {
               mode: 'open',
-              fallback: new MemoryRateLimiter(clock, { banPolicy }),
+              fallback: instrumentation.limiter(new MemoryRateLimiter(clock, { banPolicy }), 'fallback'),
               logger,
             });
       },

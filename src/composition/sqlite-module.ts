@@ -14,13 +14,14 @@ export const SQLITE = token<SqliteStorage>('SqliteStorage');
  */
 export const sqliteStorageModule = (config: Config, writer: 'inline' | 'worker') =>
   new ContainerModule((options) => {
-    bindResolved(options, SQLITE, [TOKENS.logger], (logger) =>
+    bindResolved(options, SQLITE, [TOKENS.logger, TOKENS.instrumentation], (logger, instrumentation) =>
       openSqliteStorage({
         path: config.dbPath,
         synchronous: config.synchronous,
         setting: 'PETSTORE_DB',
         writer,
         logger,
+        onGroupCommit: (updates) => instrumentation.groupCommit(updates),
       }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);

@@ -28,6 +28,7 @@ export function bindResolved<T, const D extends readonly Token<unknown>[]>(
 }
 
 import type { Logger } from 'pino';
+import type { CountableLimiter, LimiterRole } from '../adapters/prometheus/counted-rate-limiter.js';
 import type { InventoryCore } from '../application/inventory-core.js';
 import type { ApiKeyStore } from '../application/ports/api-key-store.js';
 import type { Clock } from '../application/ports/clock.js';
@@ -54,6 +55,17 @@ export interface HealthCheck {
   readonly critical: boolean;
 }
 
+/** What the adapters report for the metrics as the container builds them: nothing unless metrics are on. */
+export interface Instrumentation {
+  /** Wraps a rate limiter so that its decisions are counted under its role. */
+  limiter(limiter: CountableLimiter, role: LimiterRole): CountableLimiter;
+  /** Told the number of stock updates each SQLite group commit carried. */
+  groupCommit(updates: number): void;
+}
+
+/** The instrumentation of a container without metrics. */
+export const NO_INSTRUMENTATION: Instrumentation = { limiter: (limiter) => limiter, groupCommit: () => {} };
+
 export const TOKENS = {
   config: token<Config>('Config'),
   logger: token<Logger>('Logger'),
@@ -71,4 +83,5 @@ export const TOKENS = {
   storageIsEmpty: token<() => boolean>('StorageIsEmpty'),
   closeables: token<Closeable>('Closeable'),
   healthChecks: token<HealthCheck>('HealthCheck'),
+  instrumentation: token<Instrumentation>('Instrumentation'),
 } as const;

@@ -14,6 +14,17 @@ export interface ApiKeyRecord {
 /** A key is `psk_` and 40 base62 characters: 238 bits from a CSPRNG. */
 export const API_KEY_PATTERN = /^psk_[0-9A-Za-z]{40}$/;
 
+/** The longest label a key takes, in UTF-16 code units: enough for a customer's name and a note. */
+export const KEY_LABEL_MAX = 200;
+
+/** Makes a key's label, throwing on an empty one or one beyond KEY_LABEL_MAX: a bug of the caller. */
+export function keyLabel(text: string): string {
+  if (text.length === 0 || text.length > KEY_LABEL_MAX) {
+    throw new RangeError(`a key label must have 1 to ${KEY_LABEL_MAX} characters, not ${text.length}`);
+  }
+  return text;
+}
+
 export const looksLikeApiKey = (text: string): boolean => API_KEY_PATTERN.test(text);
 
 /** Who a request acts as, once its key is known. */

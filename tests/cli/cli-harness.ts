@@ -6,6 +6,7 @@ import { type AdminCliDeps, runAdminCli } from '../../src/adapters/cli/admin-cli
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { AddPets } from '../../src/application/use-cases/add-pets.js';
+import { ExportPets } from '../../src/application/use-cases/export-pets.js';
 import { ImportOrders } from '../../src/application/use-cases/import-orders.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { ListApiKeys } from '../../src/application/use-cases/list-api-keys.js';
@@ -27,14 +28,31 @@ export interface CliHarness {
   readonly crypto: NodeKeyCrypto;
   readonly dir: string;
   run(...argv: string[]): Promise<CliRun>;
+  /** Runs as `run` does, with stderr taken for a terminal. */
+  runOnTerminal(...argv: string[]): Promise<CliRun>;
   /** Writes a file into the temporary folder and returns its path. */
-  file(name: string, content: string): Promise<string>;
+  file(name: string, content: string | Uint8Array): Promise<string>;
   /** Every row of every table, to show that a refused command wrote nothing. */
   tables(): Record<string, unknown[]>;
   close(): Promise<void>;
 }
 
 export const START = Date.UTC(2026, 0, 2, 3, 4, 5);
+
+async function runCli(argv: readonly string[], deps: AdminCliDeps, stderrIsTerminal: boolean): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdminCli(argv, deps, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    stderrIsTerminal,
+  });
+  return { code, stdout, stderr };
+}
 
 export async function cliHarness(): Promise<CliHarness> {
   const temp = await tempDatabase();
@@ -47,25 +65,15 @@ export async function cliHarness(): Promise<CliHarness> {
     revokeApiKey: new RevokeApiKey(storage.keys, crypto, clock),
     addPets: new AddPets(storage.pets),
     importOrders: new ImportOrders(storage.orders),
+    exportPets: new ExportPets(storage.pets),
   };
   return {
     storage,
     clock,
     crypto,
     dir: temp.dir,
-    async run(...argv) {
-      let stdout = '';
-      let stderr = '';
-      const code = await runAdminCli(argv, deps, {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: (text) => {
-          stderr += text;
-        },
-      });
-      return { code, stdout, stderr };
-    },
+    run: (...argv) => runCli(argv, deps, false),
+    runOnTerminal: (...argv) => runCli(argv, deps, true),
     async file(name, content) {
       const path = join(temp.dir, name);
       await writeFile(path, content);

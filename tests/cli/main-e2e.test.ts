@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,8 +21,13 @@ afterEach(async () => {
 
 /** Runs the real program, as `npm run petstore -- <argv>` does, on the temporary database. */
 function petstore(...argv: string[]): Promise<CliRun> {
+  return petstoreWith([], ...argv);
+}
+
+/** Runs the real program with Node options before it, such as a smaller heap. */
+function petstoreWith(nodeOptions: readonly string[], ...argv: string[]): Promise<CliRun> {
   const { REDIS_URL: _redis, ...env } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...argv], {
+  const child = spawn(process.execPath, [...nodeOptions, '--import', 'tsx', 'src/main.ts', ...argv], {
     cwd: process.cwd(),
     env: { ...env, PETSTORE_DB: temp.path, PETSTORE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -127,6 +134,41 @@ describe('the petstore program run as a process', () => {
     const result = await petstore('pets', 'import', pets);
     expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(result.stderr).toContain('pet id 1 is given twice');
+    expect(await stored()).toEqual({ keys: 0, pets: [], orders: [] });
+  });
+
+  it('pets export writes what pets import reads back, ids beyond 2^53 exact', async () => {
+    const pets = await fileInTemp(
+      'pets.json',
+      '[{"id": 9223372036854775807, "name": "Rex", "quantity": 2, "status": "available", "tags": [{"id": -9223372036854775808, "name": "calm"}]},' +
+        '{"id": 9007199254740993, "name": "Tom", "quantity": 0, "status": "sold", "category": {"id": 9007199254740995, "name": "Cats"}}]',
+    );
+    expect(await petstore('pets', 'import', pets)).toMatchObject({ code: 0, stdout: '2\n' });
+    const exported = await petstore('pets', 'export');
+    expect(exported).toEqual({
+      code: 0,
+      stdout:
+        '[\n{"id":9007199254740993,"name":"Tom","quantity":0,"status":"sold","category":{"id":9007199254740995,"name":"Cats"}},\n' +
+        '{"id":9223372036854775807,"name":"Rex","quantity":2,"status":"available","tags":[{"id":-9223372036854775808,"name":"calm"}]}\n]\n',
+      stderr: 'exported 2 pets\n',
+    });
+  });
+
+  it('refuses a pet name of 100 MB within a 48 MB heap, where reading the file whole ran out of memory', async () => {
+    const path = join(temp.dir, 'huge.json');
+    const out = createWriteStream(path);
+    out.write('[{"id": 1, "quantity": 1, "status": "available", "name": "');
+    const megabyte = Buffer.alloc(1024 * 1024, 0x6e);
+    for (let i = 0; i < 100; i += 1) {
+      if (!out.write(megabyte)) await once(out, 'drain');
+    }
+    out.end('"}]');
+    await once(out, 'finish');
+    const result = await petstoreWith(['--max-old-space-size=48'], 'pets', 'import', path);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toBe(
+      `error: ${path} holds more than an import takes: A string longer than 65536 bytes at byte 57 ([0].name)\n`,
+    );
     expect(await stored()).toEqual({ keys: 0, pets: [], orders: [] });
   });
 });

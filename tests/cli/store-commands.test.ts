@@ -118,6 +118,60 @@ describe('pets import', () => {
   });
 });
 
+describe('one integer rule for counts: the CLI reads a quantity as PATCH does', () => {
+  const withQuantity = (literal: string): string =>
+    `[{"id": 1, "name": "a", "quantity": ${literal}, "status": "sold"}]`;
+
+  it.each([
+    ['a fraction a double would round to 5', '4.99999999999999999999'],
+    ['a fraction just past the maximum', '2147483647.0000000000000001'],
+    ['an exponent past the maximum', '3e9'],
+  ])('pets import refuses %s, as PATCH does', async (_case, literal) => {
+    await expectRefused(
+      cli,
+      ['pets', 'import', await cli.file('pets.json', withQuantity(literal))],
+      '[0].quantity must be a whole number from 0 to 2147483647',
+    );
+  });
+
+  it('pets import takes 5.0 and 1e1 as 5 and 10, as PATCH does', async () => {
+    const path = await cli.file(
+      'pets.json',
+      '[{"id": 1, "name": "a", "quantity": 5.0, "status": "available"}, {"id": 2, "name": "b", "quantity": 1e1, "status": "available"}]',
+    );
+    expect((await cli.run('pets', 'import', path)).code).toBe(0);
+    const { items } = await drain(cli.storage.inventory.list());
+    expect(items.map((i) => i.quantity)).toEqual([5, 10]);
+  });
+
+  it('orders import refuses an order quantity a double would round', async () => {
+    await cli.storage.pets.addAll([aPet(1)]);
+    await expectRefused(
+      cli,
+      [
+        'orders',
+        'import',
+        await cli.file(
+          'orders.json',
+          `[${order('1', '1').replace('"quantity": 1', '"quantity": 1.00000000000000000001')}]`,
+        ),
+      ],
+      '[0].quantity must be a whole number from 1',
+    );
+  });
+
+  it('options read counts by the same rule', async () => {
+    await expectRefused(
+      cli,
+      ['pets', 'add', '--id', '1', '--name', 'Rex', '--quantity', '4.99999999999999999999'],
+      '--quantity must be a whole number from 0 to 2147483647 (got "4.99999999999999999999")',
+    );
+    expect((await cli.run('pets', 'add', '--id', '1', '--name', 'Rex', '--quantity', '5.0')).stdout).toBe(
+      '{"id":1,"name":"Rex","quantity":5,"status":"available"}\n',
+    );
+  });
+});
+
 describe('orders import', () => {
   beforeEach(async () => {
     await cli.storage.pets.addAll([aPet(1), aPet(INT64_MAX)]);

@@ -1,8 +1,30 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PetCatalog, StockedPet } from '../../src/application/ports/pet-catalog.js';
+import { PET_NAME_MAX, PHOTO_URL_MAX, TAG_NAME_MAX, TAGS_MAX } from '../../src/domain/pet.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
-import { drain, type MakeStorage, type StorageFixture } from './storage-fixture.js';
+import {
+  drain,
+  failingStream,
+  type MakeStorage,
+  pausedStream,
+  type StorageFixture,
+  streamOf,
+} from './storage-fixture.js';
+
+/** Every pet the export hands out, and the sizes of its chunks. */
+async function exported(pets: PetCatalog): Promise<{ pets: StockedPet[]; chunkSizes: number[] }> {
+  const all: StockedPet[] = [];
+  const chunkSizes: number[] = [];
+  for await (const chunk of pets.listWithStock()) {
+    chunkSizes.push(chunk.length);
+    all.push(...chunk);
+  }
+  return { pets: all, chunkSizes };
+}
+
+const ids = (pets: readonly { readonly id: bigint }[]): bigint[] => pets.map((p) => p.id);
 
 /** The PetCatalog contract, run over every storage adapter. */
 export function describePetCatalogContract(adapter: string, make: MakeStorage): void {
@@ -72,6 +94,161 @@ export function describePetCatalogContract(adapter: string, make: MakeStorage): 
       expect(await store.pets.get(petId(2n))).toBeUndefined();
       const { items } = await drain(store.inventory.list());
       expect(items.map((i) => i.petId)).toEqual([1n]);
+    });
+
+    describe('pets beyond the domain limits are a bug of the caller: refused with a RangeError', () => {
+      it.each([
+        ['a name too long', aPet(1, { name: 'n'.repeat(PET_NAME_MAX + 1) })],
+        ['an empty name', aPet(1, { name: '' })],
+        ['a photo URL too long', aPet(1, { photoUrls: [`https://example.test/${'p'.repeat(PHOTO_URL_MAX)}`] })],
+        ['a tag name too long', aPet(1, { tags: [{ id: 1n, name: 't'.repeat(TAG_NAME_MAX + 1) }] })],
+        [
+          'too many tags',
+          aPet(1, { tags: Array.from({ length: TAGS_MAX + 1 }, (_, i) => ({ id: BigInt(i), name: 't' })) }),
+        ],
+      ])('%s, by addAll and by addStream, adding nothing', async (_case, pet) => {
+        await expect(store.pets.addAll([aPet(2), pet])).rejects.toThrow(RangeError);
+        await expect(store.pets.addStream(streamOf([aPet(3)], [pet]))).rejects.toThrow(RangeError);
+        expect((await exported(store.pets)).pets).toEqual([]);
+      });
+
+      it('takes every field at its limit', async () => {
+        const pet = aPet(1, {
+          name: 'n'.repeat(PET_NAME_MAX),
+          photoUrls: ['u'.repeat(PHOTO_URL_MAX)],
+          tags: Array.from({ length: TAGS_MAX }, (_, i) => ({ id: BigInt(i), name: 't'.repeat(TAG_NAME_MAX) })),
+        });
+        expect(await store.pets.addAll([pet])).toEqual({ ok: true, value: 1 });
+      });
+    });
+
+    describe('addStream: every batch or none', () => {
+      it('adds the pets of every batch, int64 extremes and every field exact, and counts them', async () => {
+        const full = aPet(INT64_MAX, {
+          status: 'pending',
+          category: { id: INT64_MIN, name: 'Dogs' },
+          photoUrls: ['https://example.test/a.jpg'],
+          tags: [{ id: 9007199254740993n, name: 'calm' }],
+        });
+        const result = await store.pets.addStream(streamOf([aPet(INT64_MIN), aPet(2)], [], [full]));
+        expect(result).toEqual({ ok: true, value: 3 });
+        expect(await store.pets.get(petId(INT64_MAX))).toEqual({
+          id: INT64_MAX,
+          name: full.name,
+          status: 'pending',
+          category: { id: INT64_MIN, name: 'Dogs' },
+          photoUrls: ['https://example.test/a.jpg'],
+          tags: [{ id: 9007199254740993n, name: 'calm' }],
+        });
+        const { items } = await drain(store.inventory.list());
+        expect(items.map((i) => i.petId)).toEqual([INT64_MIN, 2n, INT64_MAX]);
+      });
+
+      it('adds nothing from an empty stream', async () => {
+        expect(await store.pets.addStream(streamOf())).toEqual({ ok: true, value: 0 });
+      });
+
+      it('adds nothing when an id is given twice, in different batches', async () => {
+        const result = await store.pets.addStream(streamOf([aPet(1), aPet(2)], [aPet(3)], [aPet(1)]));
+        expect(result).toEqual({ ok: false, error: { code: 'duplicate_pet', message: 'pet id 1 is given twice' } });
+        expect((await exported(store.pets)).pets).toEqual([]);
+      });
+
+      it('adds nothing when the last batch holds an id already stored', async () => {
+        await store.pets.addAll([aPet(7)]);
+        const result = await store.pets.addStream(streamOf([aPet(1), aPet(2)], [aPet(8), aPet(7)]));
+        expect(result).toEqual({
+          ok: false,
+          error: { code: 'duplicate_pet', message: 'a pet with id 7 already exists' },
+        });
+        expect(ids((await exported(store.pets)).pets)).toEqual([7n]);
+      });
+
+      it('adds nothing, and throws the error on, when the stream throws after its last batch', async () => {
+        const bad = new Error('the file is cut short');
+        await expect(store.pets.addStream(failingStream(bad, [aPet(1)], [aPet(2)]))).rejects.toBe(bad);
+        expect((await exported(store.pets)).pets).toEqual([]);
+        // Nothing of the failed stream lingers to clash with a later one.
+        expect(await store.pets.addStream(streamOf([aPet(1)], [aPet(2)]))).toEqual({ ok: true, value: 2 });
+      });
+
+      it('shows nothing of a stream before it ends, and lets other writes go on meanwhile', async () => {
+        const stream = pausedStream([aPet(1), aPet(2)], [aPet(3)]);
+        const adding = store.pets.addStream(stream.batches);
+        await stream.firstTaken;
+        expect(await store.pets.get(petId(1n))).toBeUndefined();
+        expect((await drain(store.inventory.list())).items).toEqual([]);
+        expect(await store.pets.addAll([aPet(10)])).toEqual({ ok: true, value: 1 });
+        stream.release();
+        expect(await adding).toEqual({ ok: true, value: 3 });
+        expect(ids((await exported(store.pets)).pets)).toEqual([1n, 2n, 3n, 10n]);
+      });
+
+      it('refuses an id that another writer stored while the stream was read', async () => {
+        const stream = pausedStream([aPet(1)], [aPet(2)]);
+        const adding = store.pets.addStream(stream.batches);
+        await stream.firstTaken;
+        await store.pets.addAll([aPet(1, { name: 'first' })]);
+        stream.release();
+        expect(await adding).toMatchObject({ ok: false, error: { code: 'duplicate_pet' } });
+        expect((await exported(store.pets)).pets).toEqual([expect.objectContaining({ id: 1n, name: 'first' })]);
+      });
+    });
+
+    describe('listWithStock: the export', () => {
+      it('hands out nothing for an empty store', async () => {
+        expect(await exported(store.pets)).toEqual({ pets: [], chunkSizes: [] });
+      });
+
+      it('hands out every pet with its stock, by id ascending, every field exact', async () => {
+        await store.pets.addAll([
+          aPet(INT64_MAX, { quantity: quantity(0), status: 'sold', category: { id: 3n, name: 'Dogs' } }),
+          aPet(INT64_MIN, { photoUrls: ['https://example.test/a.jpg'], tags: [{ id: INT64_MAX, name: 'old' }] }),
+          aPet(0, { quantity: quantity(2_147_483_647), status: 'pending' }),
+        ]);
+        expect((await exported(store.pets)).pets).toEqual([
+          {
+            id: INT64_MIN,
+            name: `pet ${INT64_MIN}`,
+            quantity: 5,
+            status: 'available',
+            photoUrls: ['https://example.test/a.jpg'],
+            tags: [{ id: INT64_MAX, name: 'old' }],
+          },
+          { id: 0n, name: 'pet 0', quantity: 2_147_483_647, status: 'pending', photoUrls: [], tags: [] },
+          {
+            id: INT64_MAX,
+            name: `pet ${INT64_MAX}`,
+            quantity: 0,
+            status: 'sold',
+            category: { id: 3n, name: 'Dogs' },
+            photoUrls: [],
+            tags: [],
+          },
+        ]);
+      });
+
+      it('hands out chunks of at most 1,000', async () => {
+        const pets = Array.from({ length: 2_500 }, (_, i) => aPet(2_500 - i));
+        await store.pets.addStream(streamOf(pets.slice(0, 1_200), pets.slice(1_200)));
+        const { pets: all, chunkSizes } = await exported(store.pets);
+        expect(chunkSizes).toEqual([1_000, 1_000, 500]);
+        expect(ids(all)).toEqual(Array.from({ length: 2_500 }, (_, i) => BigInt(i + 1)));
+      });
+
+      it('is what addStream takes back: a round trip into another store loses nothing', async () => {
+        await store.pets.addAll([
+          aPet(9007199254740993n, { category: { id: INT64_MIN, name: 'Cats' }, tags: [{ id: 1n, name: 'x' }] }),
+          aPet(-1, { status: 'pending', photoUrls: ['a', 'b'] }),
+        ]);
+        const other = await make();
+        try {
+          expect(await other.pets.addStream(store.pets.listWithStock())).toEqual({ ok: true, value: 2 });
+          expect((await exported(other.pets)).pets).toEqual((await exported(store.pets)).pets);
+        } finally {
+          await other.close();
+        }
+      });
     });
   });
 }

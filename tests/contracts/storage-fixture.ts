@@ -30,3 +30,39 @@ export async function drain(
   }
   return { items, chunkSizes };
 }
+
+/** A stream of the batches given, as an import hands them to `addStream`. */
+export async function* streamOf<T>(...batches: readonly T[][]): AsyncIterable<readonly T[]> {
+  for (const batch of batches) yield batch;
+}
+
+/**
+ * A stream that hands out `first`, then waits until `release` is called before it goes on with `rest`:
+ * lets a test look at the store while an import is half read.
+ */
+export function pausedStream<T>(
+  first: readonly T[],
+  ...rest: readonly T[][]
+): { readonly batches: AsyncIterable<readonly T[]>; readonly firstTaken: Promise<void>; release(): void } {
+  let release = (): void => {};
+  let taken = (): void => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const firstTaken = new Promise<void>((resolve) => {
+    taken = resolve;
+  });
+  async function* batches(): AsyncIterable<readonly T[]> {
+    yield first;
+    taken();
+    await released;
+    yield* rest;
+  }
+  return { batches: batches(), firstTaken, release };
+}
+
+/** A stream that hands out `batches`, then throws `error`, as a file that turns out bad at its end does. */
+export async function* failingStream<T>(error: Error, ...batches: readonly T[][]): AsyncIterable<readonly T[]> {
+  yield* batches;
+  throw error;
+}

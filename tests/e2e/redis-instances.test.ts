@@ -4,6 +4,7 @@ import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
+import { createPetstoreClient } from '../../src/client/index.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { eventually, hasRedisServer } from '../redis/redis-fixture.js';
@@ -61,14 +62,14 @@ describe.skipIf(!hasRedisServer)('two service processes sharing one Redis', () =
     await temp?.remove();
   });
 
-  const get = (instance: ServiceProcess, key: string): Promise<Response> =>
-    fetch(`${instance.url}/v1/inventory`, { headers: { authorization: `Bearer ${key}` } });
+  /** GET /v1/inventory of one instance with `key`, through the typed client. */
+  const get = (instance: ServiceProcess, key: string) =>
+    createPetstoreClient({ baseUrl: `${instance.url}/v1`, apiKey: key }).get('/inventory');
 
   /** 100 requests at once, alternating between the instances; resolves to their statuses. */
   const race = async (key: string): Promise<number[]> => {
-    const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => get(i % 2 === 0 ? a : b, key)));
-    await Promise.all(responses.map((r) => r.arrayBuffer()));
-    return responses.map((r) => r.status);
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => get(i % 2 === 0 ? a : b, key)));
+    return answers.map((r) => r.status);
   };
 
   const count = (statuses: number[], status: number): number => statuses.filter((s) => s === status).length;
@@ -101,9 +102,7 @@ describe.skipIf(!hasRedisServer)('two service processes sharing one Redis', () =
     // Each instance probes Redis again after its cool-down; wait until both have written to it.
     const warm = [keys[2] as IssuedKey, keys[3] as IssuedKey];
     await eventually('both instances deciding through Redis again', async () => {
-      await Promise.all(
-        [get(a, warm[0]?.key as string), get(b, warm[1]?.key as string)].map((p) => p.then((r) => r.arrayBuffer())),
-      );
+      await Promise.all([get(a, warm[0]?.key as string), get(b, warm[1]?.key as string)]);
       const seen = await Promise.all(warm.map((k) => inspector.exists(`rl:{key:${k.id}}:m`)));
       return seen.every((n) => n === 1);
     });

@@ -1,23 +1,12 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
+import { createPetstoreClient } from '../../src/client/index.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { freePort } from '../support/redis-server.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
-
-/** A loopback port with nothing listening on it: a Redis that is down. */
-async function deadPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('a service whose Redis is unreachable', () => {
   let temp: TempDatabase;
@@ -43,12 +32,12 @@ describe('a service whose Redis is unreachable', () => {
     service = await startService({
       PETSTORE_DB: temp.path,
       PETSTORE_ENV: 'production',
-      REDIS_URL: `redis://127.0.0.1:${await deadPort()}`,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
       PETSTORE_RATE_LIMIT_FAILURE: failure,
     });
     return service;
   };
-  const list = (s: ServiceProcess) => fetch(`${s.url}/v1/inventory`, { headers: { authorization: `Bearer ${key}` } });
+  const list = (s: ServiceProcess) => createPetstoreClient({ baseUrl: `${s.url}/v1`, apiKey: key }).get('/inventory');
 
   it('fails open by default: it serves, limited in process, and stays ready', async () => {
     const s = await start('open');
@@ -67,7 +56,7 @@ describe('a service whose Redis is unreachable', () => {
     const res = await list(s);
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.json()).toEqual({ code: 'unavailable', message: expect.any(String), status: 503 });
+    expect(res).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.any(String), status: 503 } });
     const ready = await fetch(`${s.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toEqual({

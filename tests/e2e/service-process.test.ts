@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { createPetstoreClient, type PetstoreClient } from '../../src/client/index.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
@@ -25,22 +26,23 @@ const start = async (env: Record<string, string> = {}): Promise<ServiceProcess> 
   return s;
 };
 
-const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+/** The typed client of a running service, acting with `key`. */
+const clientOf = (s: ServiceProcess, key: string, options: { fetch?: typeof fetch } = {}): PetstoreClient =>
+  createPetstoreClient({ baseUrl: `${s.url}/v1`, apiKey: key, ...options });
 
 describe('npm start in development', () => {
   it('seeds an empty database, prints one key once, and serves the seeded stock with it', async () => {
     const first = await start();
     const key = KEY.exec(first.stdout())?.[1];
     expect(key).toBeDefined();
-    const res = await fetch(`${first.url}/v1/inventory`, { headers: auth(key as string) });
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    expect(text).toContain('{"petId":9007199254740993,"quantity":2,"status":"available"}');
+    const listed = await clientOf(first, key as string).get('/inventory');
+    expect(listed.status).toBe(200);
+    expect(listed.ok && listed.data).toContainEqual({ petId: 9007199254740993n, quantity: 2, status: 'available' });
     expect(await first.stop()).toBe(0);
 
     const second = await start();
     expect(second.stdout()).not.toMatch(KEY);
-    expect((await fetch(`${second.url}/v1/inventory`, { headers: auth(key as string) })).status).toBe(200);
+    expect((await clientOf(second, key as string).get('/inventory')).status).toBe(200);
   });
 });
 
@@ -61,16 +63,15 @@ describe('a restart', () => {
   it('keeps every change answered 200 before it', async () => {
     const first = await start();
     const key = KEY.exec(first.stdout())?.[1] as string;
-    const patch = await fetch(`${first.url}/v1/inventory/3`, {
-      method: 'PATCH',
-      headers: { ...auth(key), 'content-type': 'application/json' },
-      body: '{"quantity":41}',
+    const patch = await clientOf(first, key).patch('/inventory/{petId}', {
+      params: { path: { petId: 3n } },
+      body: { quantity: 41 },
     });
     expect(patch.status).toBe(200);
     expect(await first.stop()).toBe(0);
     const second = await start();
-    const list = await (await fetch(`${second.url}/v1/inventory`, { headers: auth(key) })).text();
-    expect(list).toContain('{"petId":3,"quantity":41,"status":"available"}');
+    const list = await clientOf(second, key).get('/inventory');
+    expect(list.ok && list.data).toContainEqual({ petId: 3n, quantity: 41, status: 'available' });
   });
 });
 
@@ -89,17 +90,25 @@ describe('SIGTERM', () => {
 
     const s = await start({ PETSTORE_ENV: 'production' });
     const key = await issueUnlimitedKey(temp.path);
-    const res = await fetch(`${s.url}/v1/inventory`, { headers: auth(key) });
-    expect(res.status).toBe(200);
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    const first = await reader.read();
-    expect(first.done).toBe(false);
+    // The client's fetch tells when the answer has begun: the list is then streaming, in flight.
+    let begun: () => void = () => {};
+    const streaming = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const client = clientOf(s, key, {
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        begun();
+        return response;
+      },
+    });
+    const listing = client.get('/inventory');
+    await streaming;
 
     s.child.kill('SIGTERM');
-    const chunks: Uint8Array[] = [first.value as Uint8Array];
-    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
-    const items = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[];
-    expect(items).toHaveLength(60_000);
+    const answer = await listing;
+    expect(answer.status).toBe(200);
+    expect(answer.ok && answer.data).toHaveLength(60_000);
 
     expect(await s.exited).toBe(0);
     await expect(fetch(`${s.url}/livez`)).rejects.toThrow();

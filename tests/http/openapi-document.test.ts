@@ -33,8 +33,8 @@ describe('the OpenAPI document', () => {
     expect(at(DOCUMENT, 'openapi')).toBe('3.1.0');
     expect(at(DOCUMENT, 'info', 'version')).toBe('1.0.0');
     expect(at(DOCUMENT, 'servers')).toEqual([
-      { url: TEST_SERVERS.production, description: 'production' },
-      { url: TEST_SERVERS.staging, description: 'staging' },
+      { url: TEST_SERVERS.production, description: 'production', 'x-internal': false },
+      { url: TEST_SERVERS.staging, description: 'staging', 'x-internal': false },
     ]);
   });
 

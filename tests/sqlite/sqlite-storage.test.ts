@@ -175,6 +175,15 @@ describe.each(['inline', 'worker'] as const)('the group commit of stock writes (
     }
   });
 
+  it('tells onGroupCommit how many writes each group commit carried, once it is committed', async () => {
+    const committed: number[] = [];
+    const storage = open({ writer, onGroupCommit: (writes) => committed.push(writes) });
+    await storage.pets.addAll([aPet(1), aPet(2)]);
+    await Promise.all([1n, 2n, 1n].map((id, i) => storage.inventory.write(setStock(id, 5 + i))));
+    await storage.inventory.write(setStock(2n, 9));
+    expect(committed).toEqual([3, 1]);
+  });
+
   it('forgets expired idempotency outcomes through the writer', async () => {
     const storage = open({ writer });
     await storage.pets.addAll([aPet(1)]);

@@ -73,6 +73,30 @@ describe('configuration from the environment', () => {
     expect(() => readConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name}=`));
   });
+
+  describe('integers follow the one integer rule of the service, as a PATCH quantity does', () => {
+    it('reads a whole number by its exact value, however it is spelt', () => {
+      expect(
+        readConfig({
+          PORT: '8080.0',
+          PETSTORE_BAN_STRIKES: '2e1',
+          PETSTORE_DRAIN_TIMEOUT_MS: '-0',
+          PETSTORE_BAN_DURATIONS_SECONDS: '3e2,9.0e2',
+        }),
+      ).toMatchObject({ port: 8080, ban: { strikes: 20, durationsMs: [300_000, 900_000] }, drainTimeoutMs: 0 });
+    });
+
+    it.each([
+      ['PORT', '4.99999999999999999999'],
+      ['PORT', '8080.5'],
+      ['PORT', '1e400'],
+      ['PORT', '99999999999999999999'],
+      ['PETSTORE_BAN_STRIKES', '0x10'],
+      ['PETSTORE_BAN_DURATIONS_SECONDS', '300,0.5'],
+    ])('stops on %s=%s, which is no whole number in range', (name, value) => {
+      expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name}="${value}": must be`));
+    });
+  });
 });
 
 describe('the connection limits', () => {

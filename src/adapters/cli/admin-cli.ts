@@ -1,22 +1,39 @@
+import { once } from 'node:events';
 import type { AdminCliDeps, AdminCommand } from './admin-command.js';
 import { parseCommandLine } from './command-line.js';
 import { keysCreate, keysList, keysRevoke } from './key-commands.js';
-import { ordersImport, petsAdd, petsImport } from './store-commands.js';
+import { Progress } from './progress.js';
+import { ordersImport, petsAdd, petsExport, petsImport } from './store-commands.js';
 
 export type { AdminCliDeps } from './admin-command.js';
 
 /** Where the CLI writes: results to `stdout`, messages for a person to `stderr`. */
 export interface CliIo {
-  stdout(text: string): void;
+  /** May answer a promise, resolved once more may be written: a streamed export waits for it. */
+  stdout(text: string): void | Promise<void>;
   stderr(text: string): void;
+  /** True when stderr is a terminal: long commands then show their progress on it. */
+  readonly stderrIsTerminal?: boolean;
 }
 
 const processIo: CliIo = {
-  stdout: (text) => process.stdout.write(text),
+  // Waits for 'drain' once the stream's buffer is full, so a large export never piles up in memory.
+  stdout: (text) => (process.stdout.write(text) ? undefined : once(process.stdout, 'drain').then(() => undefined)),
   stderr: (text) => process.stderr.write(text),
+  get stderrIsTerminal() {
+    return process.stderr.isTTY === true;
+  },
 };
 
-const COMMANDS: readonly AdminCommand[] = [keysCreate, keysList, keysRevoke, petsAdd, petsImport, ordersImport];
+const COMMANDS: readonly AdminCommand[] = [
+  keysCreate,
+  keysList,
+  keysRevoke,
+  petsAdd,
+  petsImport,
+  petsExport,
+  ordersImport,
+];
 const GROUPS = ['keys', 'pets', 'orders'] as const;
 const HELP_WORDS = ['--help', '-h', 'help'];
 
@@ -81,9 +98,15 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps, i
     const wanted = command.positionals.length === 0 ? 'no arguments' : command.positionals.join(' ');
     return refuse(`"${command.name}" takes ${wanted}, got ${given.length === 0 ? 'none' : given.join(' ')}`);
   }
-  const outcome = await command.run(line.value, deps);
+  const progress = new Progress(io.stderrIsTerminal === true ? (text) => io.stderr(text) : undefined);
+  let outcome: Awaited<ReturnType<AdminCommand['run']>>;
+  try {
+    outcome = await command.run(line.value, deps, { write: async (text) => io.stdout(text), progress });
+  } finally {
+    progress.clear();
+  }
   if (!outcome.ok) return refuse(outcome.error);
-  for (const text of outcome.value.stdout) io.stdout(`${text}\n`);
+  for (const text of outcome.value.stdout) await io.stdout(`${text}\n`);
   if (outcome.value.note !== undefined) io.stderr(`${outcome.value.note}\n`);
   return 0;
 }

@@ -1,10 +1,12 @@
 import type { AddPets } from '../../application/use-cases/add-pets.js';
+import type { ExportPets } from '../../application/use-cases/export-pets.js';
 import type { ImportOrders } from '../../application/use-cases/import-orders.js';
 import type { IssueApiKey } from '../../application/use-cases/issue-api-key.js';
 import type { ListApiKeys } from '../../application/use-cases/list-api-keys.js';
 import type { RevokeApiKey } from '../../application/use-cases/revoke-api-key.js';
 import type { Result } from '../../domain/result.js';
 import type { CommandLine } from './command-line.js';
+import type { Progress } from './progress.js';
 
 /** The use cases the admin CLI drives. */
 export interface AdminCliDeps {
@@ -13,12 +15,20 @@ export interface AdminCliDeps {
   readonly revokeApiKey: RevokeApiKey;
   readonly addPets: AddPets;
   readonly importOrders: ImportOrders;
+  readonly exportPets: ExportPets;
 }
 
 /** What a command that succeeded prints: its result for stdout, and a note for a person on stderr. */
 export interface Printed {
   readonly stdout: readonly string[];
   readonly note?: string;
+}
+
+/** What a command may use beside its result: stdout for a result too large to hold, and a progress line. */
+export interface CommandIo {
+  /** Writes part of the result to stdout; resolves once more may be written. */
+  write(text: string): Promise<void>;
+  readonly progress: Progress;
 }
 
 /** One command of the CLI, such as `keys create`. */
@@ -33,7 +43,7 @@ export interface AdminCommand {
   /** The names of the positional arguments it takes, all required. */
   readonly positionals: readonly string[];
   /** Runs it; a failure is a one-line message about the input, and then nothing has been written. */
-  run(line: CommandLine, deps: AdminCliDeps): Promise<Result<Printed, string>>;
+  run(line: CommandLine, deps: AdminCliDeps, io: CommandIo): Promise<Result<Printed, string>>;
 }
 
 /** The value of an option the command requires, or a message naming it. */

@@ -1,7 +1,8 @@
+import { integerInRange } from '../../domain/decimal-integer.js';
 import { type PetId, parsePetId } from '../../domain/pet-id.js';
 import { isPetStatus, PET_STATUSES, type PetStatus } from '../../domain/pet-status.js';
 import { isPlan, LIMIT_MAX, PLANS, type Plan } from '../../domain/plan.js';
-import { isQuantity, QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
+import { QUANTITY_MAX, type Quantity, quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 
 /** The words of the CLI's messages about values, shared by options and import files. */
@@ -10,9 +11,6 @@ export const QUANTITY_RULE = `must be a whole number from 0 to ${QUANTITY_MAX}`;
 export const LIMIT_RULE = `must be a whole number from 1 to ${LIMIT_MAX}`;
 export const STATUS_RULE = `must be one of ${PET_STATUSES.join(', ')}`;
 
-// Plain decimal digits only: `1e3`, `0x10`, ` 5` and `5.0` are refused, as `Number()` would accept them.
-const DIGITS = /^(?:0|[1-9][0-9]*)$/;
-
 const quoted = (text: string): string => JSON.stringify(text);
 
 export function int64Option(name: string, text: string): Result<PetId, string> {
@@ -20,14 +18,18 @@ export function int64Option(name: string, text: string): Result<PetId, string> {
   return id === undefined ? fail(`--${name} ${INT64_RULE} (got ${quoted(text)})`) : ok(id);
 }
 
+// Counts follow the service's one integer rule, as a PATCH quantity does: `5.0` and `1e3` are whole
+// numbers, `4.99999999999999999999` is not (where Number() would round it to 5). Ids, above, have one
+// spelling only.
+
 export function quantityOption(name: string, text: string): Result<Quantity, string> {
-  const value = DIGITS.test(text) ? Number(text) : Number.NaN;
-  return isQuantity(value) ? ok(value) : fail(`--${name} ${QUANTITY_RULE} (got ${quoted(text)})`);
+  const value = integerInRange(text, 0, QUANTITY_MAX);
+  return value === undefined ? fail(`--${name} ${QUANTITY_RULE} (got ${quoted(text)})`) : ok(quantity(value));
 }
 
 export function limitOption(name: string, text: string): Result<number, string> {
-  const value = DIGITS.test(text) ? Number(text) : Number.NaN;
-  return value >= 1 && value <= LIMIT_MAX ? ok(value) : fail(`--${name} ${LIMIT_RULE} (got ${quoted(text)})`);
+  const value = integerInRange(text, 1, LIMIT_MAX);
+  return value === undefined ? fail(`--${name} ${LIMIT_RULE} (got ${quoted(text)})`) : ok(value);
 }
 
 export function statusOption(name: string, text: string): Result<PetStatus, string> {
@@ -38,6 +40,8 @@ export function planOption(name: string, text: string): Result<Plan, string> {
   return isPlan(text) ? ok(text) : fail(`--${name} must be one of ${PLANS.join(', ')} (got ${quoted(text)})`);
 }
 
-export function textOption(name: string, text: string): Result<string, string> {
-  return text.trim() === '' ? fail(`--${name} must not be empty`) : ok(text);
+/** A text of at most `max` characters (UTF-16 code units, as the domain counts them), not blank. */
+export function textOption(name: string, text: string, max: number): Result<string, string> {
+  if (text.trim() === '') return fail(`--${name} must not be empty`);
+  return text.length > max ? fail(`--${name} must be at most ${max} characters (got ${text.length})`) : ok(text);
 }

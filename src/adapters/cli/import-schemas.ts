@@ -1,15 +1,26 @@
 import { isLosslessNumber, type LosslessNumber } from 'lossless-json';
 import * as v from 'valibot';
 import type { NewPet } from '../../application/ports/pet-catalog.js';
+import { integerInRange } from '../../domain/decimal-integer.js';
 import { ORDER_STATUSES, type Order } from '../../domain/order.js';
+import {
+  CATEGORY_NAME_MAX,
+  PET_NAME_MAX,
+  PHOTO_URL_MAX,
+  PHOTO_URLS_MAX,
+  TAG_NAME_MAX,
+  TAGS_MAX,
+} from '../../domain/pet.js';
 import { type PetId, parsePetId } from '../../domain/pet-id.js';
 import { PET_STATUSES } from '../../domain/pet-status.js';
-import { isQuantity, QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
+import { QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
 import { INT64_RULE, QUANTITY_RULE, STATUS_RULE } from './cli-values.js';
 
 /**
- * Schemas of the import files, over what `lossless-json` parses: every JSON number arrives as a
- * LosslessNumber holding its digits, so an id past 2^53 reaches `parsePetId` exact.
+ * Schemas of one entry of an import file, over what the shared JSON reader parses: every JSON number
+ * arrives as a LosslessNumber holding its literal, so an id past 2^53 reaches `parsePetId` exact and a
+ * quantity is judged by the service's one integer rule, as a PATCH's is. The domain's limits on texts
+ * and lists are checked here, with a message naming the field; the domain checks them again.
  */
 
 const int64 = v.pipe(
@@ -19,27 +30,44 @@ const int64 = v.pipe(
 
 const wholeNumber = (min: number, rule: string) =>
   v.pipe(
-    v.custom<LosslessNumber>((n) => isLosslessNumber(n) && isQuantity(Number(n.value)) && Number(n.value) >= min, rule),
-    v.transform((n): Quantity => Number(n.value) as Quantity),
+    v.custom<LosslessNumber>(
+      (n) => isLosslessNumber(n) && integerInRange(n.value, min, QUANTITY_MAX) !== undefined,
+      rule,
+    ),
+    v.transform((n): Quantity => integerInRange(n.value, min, QUANTITY_MAX) as Quantity),
   );
 
-const text = v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'));
+const text = (max: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.nonEmpty('must not be empty'),
+    v.maxLength(max, (issue) => `must be at most ${max} characters (it has ${issue.received})`),
+  );
 
-const named = v.strictObject({ id: int64, name: text }, 'must be an object with id and name');
+const named = (max: number) => v.strictObject({ id: int64, name: text(max) }, 'must be an object with id and name');
+
+const listOf = <S extends v.GenericSchema>(item: S, max: number, what: string) =>
+  v.pipe(
+    v.array(item, `must be an array of ${what}`),
+    v.maxLength(max, (issue) => `must hold at most ${max} ${what} (it has ${issue.received})`),
+  );
 
 /** One pet of `pets import`: the public Petstore fields, and its opening stock. */
 export const petEntry = v.strictObject(
   {
     id: int64,
-    name: text,
+    name: text(PET_NAME_MAX),
     quantity: wholeNumber(0, QUANTITY_RULE),
     status: v.picklist(PET_STATUSES, STATUS_RULE),
-    category: v.optional(named),
-    photoUrls: v.optional(v.array(v.string('must be a string'), 'must be an array of strings')),
-    tags: v.optional(v.array(named, 'must be an array of {id, name}')),
+    category: v.optional(named(CATEGORY_NAME_MAX)),
+    photoUrls: v.optional(listOf(text(PHOTO_URL_MAX), PHOTO_URLS_MAX, 'strings')),
+    tags: v.optional(listOf(named(TAG_NAME_MAX), TAGS_MAX, '{id, name}')),
   },
   'must be an object with id, name, quantity and status',
 ) satisfies v.GenericSchema<unknown, NewPet>;
+
+/** Longer than any ISO 8601 date-time needs; the format check does the rest. */
+const SHIP_DATE_MAX = 64;
 
 /** One order of `orders import`: the public Petstore Order, every field required. */
 export const orderEntry = v.strictObject(
@@ -50,6 +78,7 @@ export const orderEntry = v.strictObject(
     quantity: wholeNumber(1, `must be a whole number from 1 to ${QUANTITY_MAX}`),
     shipDate: v.pipe(
       v.string('must be a string'),
+      v.maxLength(SHIP_DATE_MAX, `must be an ISO 8601 date-time of at most ${SHIP_DATE_MAX} characters`),
       v.isoTimestamp('must be an ISO 8601 date-time such as 2026-03-01T12:00:00Z'),
     ),
     status: v.picklist(ORDER_STATUSES, `must be one of ${ORDER_STATUSES.join(', ')}`),

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../../domain/api-key.js';
+import { type ApiKeyRecord, KEY_LABEL_MAX } from '../../domain/api-key.js';
 import { PLAN_POLICIES, type RateLimitPolicy, rateLimitPolicy } from '../../domain/plan.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import type { AdminCommand } from './admin-command.js';
@@ -37,7 +37,8 @@ Options:
   --plan PLAN        free, pro, business or enterprise (required)
   --per-minute N     requests a minute; enterprise only, and required for it
   --per-day N        requests a day; enterprise only, and required for it
-  --label TEXT       a note to tell the key apart, such as the customer's name
+  --label TEXT       a note to tell the key apart, such as the customer's name (at most ${KEY_LABEL_MAX}
+                     characters)
 
 Plans with fixed limits: ${FIXED_PLANS}.`,
   options: ['plan', 'per-minute', 'per-day', 'label'],
@@ -50,7 +51,7 @@ Plans with fixed limits: ${FIXED_PLANS}.`,
     const limits = limitsOf(plan.value, line.options);
     if (!limits.ok) return limits;
     const labelText = line.options.get('label');
-    const label = labelText === undefined ? undefined : textOption('label', labelText);
+    const label = labelText === undefined ? undefined : textOption('label', labelText, KEY_LABEL_MAX);
     if (label !== undefined && !label.ok) return label;
     const { key, record } = await deps.issueApiKey.execute({
       plan: plan.value,

@@ -5,6 +5,7 @@ import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
 import { accessLog } from './access-log.js';
 import { apiGuard } from './api-guard.js';
+import { addDocsRoutes } from './docs-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
 import { addInventoryRoutes } from './inventory-routes.js';
@@ -13,6 +14,7 @@ import { type OpenApiServers, openApiDocument } from './openapi.js';
 import { addOrderRoutes } from './order-routes.js';
 import { addPetRoutes } from './pet-routes.js';
 import { protocolChecks } from './protocol-checks.js';
+import { addMetricsRoute, type HttpMetrics, requestMetrics } from './request-metrics.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
@@ -67,6 +69,8 @@ export interface HttpAppDeps extends HttpUseCases {
   readonly readiness: () => boolean;
   /** What /readyz reports of the parts that can be down (e.g. `{ redis: true }`); none when absent. */
   readonly healthChecks?: () => Readonly<Record<string, boolean>>;
+  /** Request durations, and GET /metrics unless the metrics have their own listener. None when absent. */
+  readonly metrics?: HttpMetrics;
   readonly options: HttpAppOptions;
 }
 
@@ -129,7 +133,10 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
     infoUrl: `${options.servers.production}/openapi.json`,
   });
   addOrderRoutes(router, deps.listOrders);
+  addDocsRoutes(router);
+  if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
 
+  if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
   app.use(accessLog(logger));
   app.use(errorMiddleware(logger));
   app.use(protocolChecks);

@@ -1,6 +1,6 @@
 import bodyParser from 'koa-bodyparser';
-import { parse } from 'lossless-json';
 import { fail, ok, type Result } from '../../domain/result.js';
+import { JsonInputError, parseJson } from '../shared/json-reader.js';
 import { sendError } from './error-response.js';
 import { sendContinue } from './expect-continue.js';
 import type { HttpContext, RouteMiddleware } from './http-context.js';
@@ -47,16 +47,18 @@ export const readJsonBody = (limitBytes: number): RouteMiddleware => {
 
 /**
  * The body read by `readJsonBody`, parsed with every number kept as its literal text; or the message of
- * a 400 `invalid_body` for an empty body or text that is not JSON (duplicate keys included).
+ * a 400 `invalid_body` for an empty body or text that is not JSON (duplicate keys included), however
+ * deeply it nests: the shared parser is iterative and bounds the depth, where a recursive one would
+ * overflow the stack on 5,000 `[` and answer 500.
  */
 export function jsonBodyOf(ctx: HttpContext): Result<unknown, string> {
   const text = ctx.request.rawBody;
   if (typeof text !== 'string' || text.trim() === '')
     return fail('the body is empty; send a JSON object with quantity');
   try {
-    return ok(parse(text));
+    return ok(parseJson(text));
   } catch (error) {
-    if (error instanceof SyntaxError) return fail(`the body is not valid JSON: ${error.message}`);
+    if (error instanceof JsonInputError) return fail(`the body is not valid JSON: ${error.message}`);
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { ORDER_STATUSES } from '../../domain/order.js';
 import { PET_STATUSES } from '../../domain/pet-status.js';
+import { LIMIT_MAX } from '../../domain/plan.js';
 import { QUANTITY_MAX } from '../../domain/quantity.js';
 import { ERROR_CODES, ERROR_STATUS } from './error-table.js';
 
@@ -28,7 +29,13 @@ export const SCHEMAS: JsonObject = {
     additionalProperties: false,
     properties: {
       petId: int64('Id of the pet the entry tracks; exact over the whole signed 64-bit range.'),
-      quantity: { type: 'integer', minimum: 0, maximum: QUANTITY_MAX, description: 'Current stock count.' },
+      quantity: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+        maximum: QUANTITY_MAX,
+        description: 'Current stock count.',
+      },
       status: { $ref: '#/components/schemas/PetStatus' },
     },
   },
@@ -40,7 +47,13 @@ export const SCHEMAS: JsonObject = {
       'Experimental. Sets the stock count. Quantity 0 makes the pet sold; stock arriving for a sold pet makes ' +
       'it available; otherwise the status is kept (pending stays pending). An unknown field is refused.',
     properties: {
-      quantity: { type: 'integer', minimum: 0, maximum: QUANTITY_MAX, description: 'The new stock count.' },
+      quantity: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+        maximum: QUANTITY_MAX,
+        description: 'The new stock count.',
+      },
     },
   },
   Error: {
@@ -50,7 +63,14 @@ export const SCHEMAS: JsonObject = {
     properties: {
       code: { type: 'string', enum: [...ERROR_CODES], description: 'Machine-readable error code.' },
       message: { type: 'string', description: 'Human-readable description.' },
-      status: { type: 'integer', enum: ERROR_STATUSES, description: 'The HTTP status code.' },
+      status: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 400,
+        maximum: 599,
+        enum: ERROR_STATUSES,
+        description: 'The HTTP status code.',
+      },
     },
   },
   StockChange: {
@@ -61,8 +81,8 @@ export const SCHEMAS: JsonObject = {
     properties: {
       id: int64('Id of the change; it grows with every change recorded. Page older changes with before=<id>.'),
       petId: int64('Id of the pet.'),
-      quantityBefore: { type: 'integer', minimum: 0, maximum: QUANTITY_MAX },
-      quantityAfter: { type: 'integer', minimum: 0, maximum: QUANTITY_MAX },
+      quantityBefore: { type: 'integer', format: 'int32', minimum: 0, maximum: QUANTITY_MAX },
+      quantityAfter: { type: 'integer', format: 'int32', minimum: 0, maximum: QUANTITY_MAX },
       statusBefore: { $ref: '#/components/schemas/PetStatus' },
       statusAfter: { $ref: '#/components/schemas/PetStatus' },
       keyId: { type: 'string', description: 'Id of the API key that made the change (never the key itself).' },
@@ -91,7 +111,7 @@ export const SCHEMAS: JsonObject = {
     properties: {
       id: int64('Id of the order.'),
       petId: int64('Id of the pet ordered.'),
-      quantity: { type: 'integer', minimum: 0 },
+      quantity: { type: 'integer', format: 'int32', minimum: 0, maximum: QUANTITY_MAX },
       shipDate: { type: 'string', format: 'date-time' },
       status: { type: 'string', enum: [...ORDER_STATUSES] },
       complete: { type: 'boolean' },
@@ -106,7 +126,10 @@ const header = (description: string, schema: JsonObject, example: Json, required
   example,
 });
 
-const integer: JsonObject = { type: 'integer', minimum: 0 };
+// A limit and what is left of it are at most LIMIT_MAX (1e9), which int32 holds.
+const count: JsonObject = { type: 'integer', format: 'int32', minimum: 0, maximum: LIMIT_MAX };
+// Unix seconds of a JavaScript date: at most 8.64e12 (the largest date), past what int32 holds.
+const unixSeconds: JsonObject = { type: 'integer', format: 'int64', minimum: 0, maximum: 8_640_000_000_000 };
 const text: JsonObject = { type: 'string' };
 
 /**
@@ -115,9 +138,9 @@ const text: JsonObject = { type: 'string' };
  * `required` header is on every response that lists it.
  */
 export const HEADERS: JsonObject = {
-  'X-RateLimit-Limit': header('Requests allowed in the window nearest exhaustion.', integer, 60),
-  'X-RateLimit-Remaining': header('Requests left in the window nearest exhaustion.', integer, 59),
-  'X-RateLimit-Reset': header('Unix time, in seconds rounded up, when Remaining next rises.', integer, 1767225660),
+  'X-RateLimit-Limit': header('Requests allowed in the window nearest exhaustion.', count, 60),
+  'X-RateLimit-Remaining': header('Requests left in the window nearest exhaustion.', count, 59),
+  'X-RateLimit-Reset': header('Unix time, in seconds rounded up, when Remaining next rises.', unixSeconds, 1767225660),
   'RateLimit-Policy': header(
     'IETF draft field: every window that binds, with its quota (q) and length in seconds (w).',
     text,
@@ -133,7 +156,11 @@ export const HEADERS: JsonObject = {
     { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
     '3f6c1c2e-4a8b-4c1e-9f43-2b8e2f0d9a11',
   ),
-  'Retry-After': header('Whole seconds to wait before retrying (rounded up).', { type: 'integer', minimum: 1 }, 30),
+  'Retry-After': header(
+    'Whole seconds to wait before retrying (rounded up).',
+    { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+    30,
+  ),
   'WWW-Authenticate': header('The scheme and realm to authenticate with (RFC 6750).', text, 'Bearer realm="petstore"'),
   Deprecation: header('RFC 9745: when the operation was deprecated, as @Unix-seconds.', text, '@1767225600'),
   Sunset: header(
@@ -206,7 +233,7 @@ export const PARAMETERS: JsonObject = {
       'body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and ' +
       'writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is ' +
       'still being processed: 409.',
-    { type: 'string', pattern: '^[!-~]{1,255}$' },
+    { type: 'string', pattern: '^[!-~]{1,255}$', minLength: 1, maxLength: 255 },
     '5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610',
   ),
 };

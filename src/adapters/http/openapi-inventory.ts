@@ -20,7 +20,7 @@ const pageLimit = (max: number, description: string): JsonObject => ({
   in: 'query',
   required: false,
   description,
-  schema: { type: 'integer', minimum: 1, maximum: max },
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: max },
 });
 
 const int64Query = (name: string, description: string, minimum?: number): JsonObject => ({

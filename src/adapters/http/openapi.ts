@@ -99,8 +99,9 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
         `limited per client address to ${free.perMinute} a minute and ${free.perDay} a day.`,
     },
     servers: [
-      { url: servers.production, description: 'production' },
-      { url: servers.staging, description: 'staging' },
+      // Both face integrators: OWASP API9 asks every server to say whether it is internal.
+      { url: servers.production, description: 'production', 'x-internal': false },
+      { url: servers.staging, description: 'staging', 'x-internal': false },
     ],
     security: [{ bearerAuth: [] }],
     tags: [

@@ -1,9 +1,9 @@
 import { LosslessNumber } from 'lossless-json';
 import * as v from 'valibot';
+import { integerOfDecimal } from '../../domain/decimal-integer.js';
 import { type PetId, parsePetId } from '../../domain/pet-id.js';
 import { isQuantity, QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
-import { safeIntegerOfJsonNumber } from './json-number.js';
 
 /*
  * The request schemas, compiled once at load. Each parse turns raw input into domain values or a
@@ -66,12 +66,12 @@ const HistoryQuery = v.object({
 
 const QUANTITY_MESSAGE = `quantity must be an integer from 0 to ${QUANTITY_MAX}`;
 
-// The body is parsed by lossless-json, so a number arrives as its literal text and its value is
-// judged exactly: 1e20 or 2147483648.0000000001 are refused, never rounded into range.
+// The body is parsed losslessly, so a number arrives as its literal text and its value is judged by the
+// service's one integer rule: 1e20 or 2147483648.0000000001 are refused, never rounded into range.
 const QuantityField = v.pipe(
   v.instance(LosslessNumber, QUANTITY_MESSAGE),
   v.rawTransform<LosslessNumber, Quantity>(({ dataset, addIssue, NEVER }) => {
-    const value = safeIntegerOfJsonNumber(dataset.value.value);
+    const value = integerOfDecimal(dataset.value.value);
     if (value !== undefined && isQuantity(value)) return value;
     addIssue({ message: QUANTITY_MESSAGE });
     return NEVER;

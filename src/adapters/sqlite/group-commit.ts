@@ -19,8 +19,15 @@ export class GroupCommit<I, O> {
   private pending: Job<I, O>[] = [];
   private readonly runBatch: (jobs: readonly Job<I, O>[]) => Outcome<O>[];
 
-  /** `run` does one job's reads and writes; it runs inside a savepoint of the batch's transaction. */
-  constructor(db: Database, run: (input: I) => O) {
+  /**
+   * `run` does one job's reads and writes; it runs inside a savepoint of the batch's transaction.
+   * `onCommit` is told the size of each batch once it is committed (for metrics).
+   */
+  constructor(
+    db: Database,
+    run: (input: I) => O,
+    private readonly onCommit?: (jobs: number) => void,
+  ) {
     // A better-sqlite3 transaction called inside another one becomes a savepoint.
     const runOne = db.transaction(run);
     const batch = db.transaction((jobs: readonly Job<I, O>[]): Outcome<O>[] =>
@@ -60,6 +67,7 @@ export class GroupCommit<I, O> {
       for (const job of jobs) job.reject(error);
       return;
     }
+    this.onCommit?.(jobs.length);
     jobs.forEach((job, i) => {
       const outcome = outcomes[i] as Outcome<O>;
       if (outcome.ok) job.resolve(outcome.output);

@@ -36,6 +36,11 @@ export interface SqliteStorageOptions {
   readonly writer?: 'inline' | 'worker';
   /** Told when the writer thread stops unexpectedly; the pending writes fail, the next one starts it again. */
   readonly logger?: StockWriterLogger;
+  /**
+   * Told the number of stock updates each group commit carried, once committed (for metrics), on this
+   * thread whichever writer committed it.
+   */
+  readonly onGroupCommit?: (updates: number) => void;
 }
 
 /** Every storage port over one SQLite file, sharing one connection (the writer thread has its own). */
@@ -83,8 +88,8 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
   // The thread opens its own connection after the migration above, so it never sees an old schema.
   const writes: StockWrites =
     options.writer === 'worker'
-      ? new StockWriterThread(settings, options.logger)
-      : new InlineStockWrites(db, () => petsRevision.bump());
+      ? new StockWriterThread(settings, { logger: options.logger, onGroupCommit: options.onGroupCommit })
+      : new InlineStockWrites(db, { onWrite: () => petsRevision.bump(), onGroupCommit: options.onGroupCommit });
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
        AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,

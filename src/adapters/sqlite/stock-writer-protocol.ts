@@ -23,6 +23,12 @@ export type WriterReply =
   | { readonly id: number; readonly value: StockWriteResult | number }
   | { readonly id: number; readonly error: ErrorData };
 
+/** What the writer thread posts: answers, and the size of each group commit they come from (for metrics). */
+export interface WriterAnswers {
+  readonly replies: readonly WriterReply[];
+  readonly committed: readonly number[];
+}
+
 export function errorData(error: unknown): ErrorData {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
   const code = (error as { code?: unknown }).code;

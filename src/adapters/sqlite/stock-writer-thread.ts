@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
 import type { OpenDatabaseOptions } from './open-database.js';
-import { errorOf, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
+import { errorOf, type WriterAnswers, type WriterRequest } from './stock-writer-protocol.js';
 import type { StockWrites } from './stock-writes.js';
 
 /** The little of a logger the writer needs; a pino logger fits it. */
@@ -58,10 +58,17 @@ export class StockWriterThread implements StockWrites {
   private lastId = 0;
   private closed: Promise<void> | undefined;
 
-  /** The thread starts with the first request, so a store that never writes stock runs none. */
+  /**
+   * The thread starts with the first request, so a store that never writes stock runs none. `logger` is
+   * told when the thread stops unexpectedly; `onGroupCommit` of the number of writes each of the thread's
+   * group commits carried, once committed.
+   */
   constructor(
     private readonly settings: OpenDatabaseOptions,
-    private readonly logger?: StockWriterLogger,
+    private readonly hooks: {
+      readonly logger?: StockWriterLogger | undefined;
+      readonly onGroupCommit?: ((writes: number) => void) | undefined;
+    } = {},
   ) {}
 
   write(command: StockWrite): Promise<StockWriteResult> {
@@ -119,7 +126,7 @@ export class StockWriterThread implements StockWrites {
     const worker = startWorker(this.settings);
     worker.unref();
     let failure: unknown;
-    worker.on('message', (replies: readonly WriterReply[]) => this.settle(worker, replies));
+    worker.on('message', (answers: WriterAnswers) => this.settle(worker, answers));
     worker.on('error', (error) => {
       failure = error;
     });
@@ -128,7 +135,8 @@ export class StockWriterThread implements StockWrites {
     return worker;
   }
 
-  private settle(worker: Worker, replies: readonly WriterReply[]): void {
+  private settle(worker: Worker, { replies, committed }: WriterAnswers): void {
+    for (const writes of committed) this.hooks.onGroupCommit?.(writes);
     for (const reply of replies) {
       const waiting = this.waiting.get(reply.id);
       if (waiting === undefined) continue;
@@ -146,7 +154,7 @@ export class StockWriterThread implements StockWrites {
     const expected = this.closed !== undefined && failure === undefined && code === 0;
     if (expected && this.waiting.size === 0) return;
     const cause = failure ?? new Error(`the thread exited with code ${code}`);
-    this.logger?.error(
+    this.hooks.logger?.error(
       { err: cause, unanswered: this.waiting.size },
       'the SQLite writer thread stopped; its unanswered writes failed, the next write starts it again',
     );

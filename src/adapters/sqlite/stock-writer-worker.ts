@@ -8,7 +8,7 @@ import type { StockWrite, StockWriteResult } from '../../application/ports/inven
 import { GroupCommit } from './group-commit.js';
 import { type OpenDatabaseOptions, openConnection } from './open-database.js';
 import { StockWriter } from './stock-writer.js';
-import { errorData, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
+import { errorData, type WriterAnswers, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('stock-writer-worker runs in a worker thread, started by StockWriterThread');
@@ -18,15 +18,20 @@ if (port === null) throw new Error('stock-writer-worker runs in a worker thread,
 // would move the store's stamp (PRAGMA data_version) though nothing changed.
 const db = openConnection(workerData as OpenDatabaseOptions);
 const writer = new StockWriter(db);
-const batches = new GroupCommit(db, (command: StockWrite) => writer.write(command));
-
 // The answers of one batch settle in the same microtask checkpoint, right after its commit: they are
 // gathered and posted as one message, so the store's thread wakes once a batch, not once a write.
 let outbox: WriterReply[] = [];
+let committed: number[] = [];
+const batches = new GroupCommit(
+  db,
+  (command: StockWrite) => writer.write(command),
+  (writes) => committed.push(writes),
+);
 const post = (): void => {
-  const replies = outbox;
+  const answers: WriterAnswers = { replies: outbox, committed };
   outbox = [];
-  port.postMessage(replies);
+  committed = [];
+  port.postMessage(answers);
 };
 const answer = (reply: WriterReply): void => {
   if (outbox.push(reply) === 1) queueMicrotask(post);

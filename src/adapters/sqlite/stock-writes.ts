@@ -23,10 +23,16 @@ export class InlineStockWrites implements StockWrites {
   private readonly writer: StockWriter;
   private readonly batches: GroupCommit<StockWrite, StockWriteResult>;
 
-  /** `onWrite` is told of every stock row changed, as StockWriter says. */
-  constructor(db: Database, onWrite: () => void) {
-    this.writer = new StockWriter(db, onWrite);
-    this.batches = new GroupCommit(db, (command: StockWrite) => this.writer.write(command));
+  /**
+   * `onWrite` is told of every stock row changed, as StockWriter says; `onGroupCommit` of the number of
+   * writes each group commit carried, once committed.
+   */
+  constructor(
+    db: Database,
+    hooks: { readonly onWrite: () => void; readonly onGroupCommit?: ((writes: number) => void) | undefined },
+  ) {
+    this.writer = new StockWriter(db, hooks.onWrite);
+    this.batches = new GroupCommit(db, (command: StockWrite) => this.writer.write(command), hooks.onGroupCommit);
   }
 
   write(command: StockWrite): Promise<StockWriteResult> {

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../../domain/api-key.js';
+import { type ApiKeyRecord, keyLabel } from '../../domain/api-key.js';
 import { type Plan, policyForPlan, type RateLimitPolicy } from '../../domain/plan.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
 import type { Clock } from '../ports/clock.js';
@@ -28,7 +28,7 @@ export class IssueApiKey {
       id: this.generator.newKeyId(),
       plan: input.plan,
       policy,
-      label: input.label ?? null,
+      label: input.label === undefined ? null : keyLabel(input.label),
       createdAtMs: this.clock.nowMs(),
       revokedAtMs: null,
     };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { safeIntegerOfJsonNumber } from '../../src/adapters/http/json-number.js';
+import { integerOfDecimal } from '../../src/domain/decimal-integer.js';
 
 /** The exact value of a decimal literal as numerator and power of ten, by BigInt: the reference. */
 function referenceOf(literal: string): number | undefined {
@@ -41,7 +41,7 @@ describe('the exact value of a JSON number literal', () => {
     ['0.000e99', 0],
     ['9007199254740991', 9007199254740991],
   ])('reads %s as the integer %d', (text, value) => {
-    expect(safeIntegerOfJsonNumber(text)).toBe(value);
+    expect(integerOfDecimal(text)).toBe(value);
   });
 
   it.each([
@@ -54,13 +54,13 @@ describe('the exact value of a JSON number literal', () => {
     ['text that is not a number', '0x10'],
     ['a leading zero', '007'],
   ])('refuses %s', (_, text) => {
-    expect(safeIntegerOfJsonNumber(text)).toBeUndefined();
+    expect(integerOfDecimal(text)).toBeUndefined();
   });
 
   it('agrees with exact BigInt arithmetic on any decimal literal', () => {
     fc.assert(
       fc.property(literal, (text) => {
-        expect(safeIntegerOfJsonNumber(text)).toBe(referenceOf(text));
+        expect(integerOfDecimal(text)).toBe(referenceOf(text));
       }),
       { numRuns: 5_000 },
     );

@@ -1,0 +1,69 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Where the API reference page's renderer lives: the standalone browser bundle of Scalar's
+ * @scalar/api-reference, installed from npm and served from node_modules, never fetched from a CDN.
+ * The package exports no path to it, so it is found beside the package's entry point.
+ */
+export function scalarBundlePath(): string {
+  const path = fileURLToPath(new URL('./browser/standalone.js', import.meta.resolve('@scalar/api-reference')));
+  if (!existsSync(path)) throw new Error(`the API reference renderer is missing at ${path}; run npm install`);
+  return path;
+}
+
+/**
+ * What the page may load: its own scripts and the document from this origin, nothing from elsewhere.
+ * Styles may be inline because the renderer inserts its own style elements as it runs (some without a
+ * nonce); a style cannot run code. Images and the icon may be data: URLs the renderer builds.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The page: no inline script (the CSP forbids it), paths relative so that it works behind a path prefix.
+ * The mount point is not named `api-reference`: the bundle mounts a second, default-configured reference
+ * (default fonts from a CDN included) on an element of that id by itself.
+ */
+export const DOCS_HTML = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Pet store inventory service: API reference</title>
+    <link rel="icon" href="data:,">
+  </head>
+  <body>
+    <div id="reference"></div>
+    <script src="docs/scalar.js"></script>
+    <script src="docs/init.js"></script>
+  </body>
+</html>
+`;
+
+/**
+ * Renders /v1/openapi.json. Everything that would reach another host is off: the default fonts (a font
+ * CDN), telemetry, the request client and its proxy, the agent and MCP features. Every tag starts open, so
+ * the side menu lists every operation.
+ */
+export const DOCS_INIT_JS = `Scalar.createApiReference('#reference', ${JSON.stringify({
+  url: 'v1/openapi.json',
+  withDefaultFonts: false,
+  telemetry: false,
+  hideClientButton: true,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  defaultOpenAllTags: true,
+  documentDownloadType: 'json',
+})});
+`;

@@ -1,0 +1,68 @@
+import type Router from '@koa/router';
+import type { HttpContext, HttpMiddleware, HttpState, RoutedContext } from './http-context.js';
+
+/** Told of every finished request, with labels from bounded sets only. */
+export interface RequestObserver {
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+/** The Prometheus text of the metrics, for GET /metrics. */
+export interface MetricsExposition {
+  readonly contentType: string;
+  text(): Promise<string>;
+}
+
+/** What the app does with metrics: observe each request, and serve the text unless another listener does. */
+export interface HttpMetrics {
+  readonly requests: RequestObserver;
+  /** Served at GET /metrics; absent when the metrics have a listener of their own (PETSTORE_METRICS_PORT). */
+  readonly exposition?: MetricsExposition;
+}
+
+/** The route label of a request that no route of the app matches, whatever its path. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+const methodLabel = (method: string): string => (METHODS.has(method) ? method : 'OTHER');
+
+type AppRouter = Router<HttpState, RoutedContext>;
+
+/**
+ * The route template of a request. The router sets it for the requests it runs; a request the guard
+ * refused (401, 429) never reached it, so the template is looked up then, and a path that exists under
+ * another method (405) takes that path's template. Anything else is UNMATCHED_ROUTE: a raw path would
+ * let any client add series without bound.
+ */
+function routeLabel(ctx: HttpContext, router: AppRouter): string {
+  if (typeof ctx._matchedRoute === 'string') return ctx._matchedRoute;
+  const match = router.match(ctx.path, ctx.method);
+  const layer = match.pathAndMethod.find((l) => l.methods.length > 0) ?? match.path.find((l) => l.methods.length > 0);
+  return typeof layer?.path === 'string' ? layer.path : UNMATCHED_ROUTE;
+}
+
+/**
+ * Times every request from its arrival to the end of its response (a streamed list included) and
+ * reports it with its method, route template and final status. Registered first, so that it sees the
+ * status the error middleware settled on.
+ */
+export function requestMetrics(observer: RequestObserver, router: AppRouter): HttpMiddleware {
+  return (ctx, next) => {
+    const startedAt = performance.now();
+    ctx.res.once('close', () => {
+      const seconds = (performance.now() - startedAt) / 1000;
+      observer.observe(methodLabel(ctx.method), routeLabel(ctx, router), ctx.res.statusCode, seconds);
+    });
+    return next();
+  };
+}
+
+/** GET /metrics: outside /v1, so no key and no limit; keep it from the public behind the proxy. */
+export function addMetricsRoute(router: AppRouter, exposition: MetricsExposition): void {
+  router.get('/metrics', async (ctx) => {
+    const text = await exposition.text();
+    ctx.res.setHeader('Content-Type', exposition.contentType);
+    ctx.res.setHeader('Cache-Control', 'no-store');
+    ctx.body = text;
+  });
+}

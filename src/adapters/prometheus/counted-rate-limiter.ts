@@ -1,0 +1,48 @@
+import type { RateLimiter } from '../../application/ports/rate-limiter.js';
+import type { RateLimitPolicy } from '../../domain/plan.js';
+import type { RateLimitDecision, RateLimitOutcome } from '../../domain/rate-limit.js';
+
+/** Which limiter decided: the in-process one alone, the Redis one, or the in-process fallback of Redis. */
+export type LimiterRole = 'memory' | 'redis' | 'fallback';
+
+/** The outcome label of a decision. */
+export type DecisionLabel = 'admitted' | 'limited' | 'banned';
+
+const LABELS: Readonly<Record<RateLimitOutcome, DecisionLabel>> = {
+  admitted: 'admitted',
+  rate_limited: 'limited',
+  key_banned: 'banned',
+};
+
+/**
+ * A limiter, and what a shared one may answer from its own memory without a round trip (a ban held in
+ * process). The failover limiter asks for the latter first, so a wrapper must keep it.
+ */
+export interface CountableLimiter extends RateLimiter {
+  answerLocally?(subject: string, policy: RateLimitPolicy): RateLimitDecision | undefined;
+}
+
+/** Counts decisions; told the outcome label of each. */
+export type DecisionCounter = (label: DecisionLabel) => void;
+
+/**
+ * Counts every decision of `limiter` by outcome, local answers included, and otherwise behaves as it
+ * does. A limiter without local answers gets a wrapper without them, so a caller that checks for the
+ * method sees what it would have seen.
+ */
+export function countedRateLimiter(limiter: CountableLimiter, count: DecisionCounter): CountableLimiter {
+  const counted = (decision: RateLimitDecision): RateLimitDecision => {
+    count(LABELS[decision.outcome]);
+    return decision;
+  };
+  const admit = async (subject: string, policy: RateLimitPolicy) => counted(await limiter.admit(subject, policy));
+  const local = limiter.answerLocally?.bind(limiter);
+  if (local === undefined) return { admit };
+  return {
+    admit,
+    answerLocally: (subject, policy) => {
+      const decision = local(subject, policy);
+      return decision === undefined ? undefined : counted(decision);
+    },
+  };
+}

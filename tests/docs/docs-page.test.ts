@@ -1,0 +1,96 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCS_CSP } from '../../src/adapters/http/docs-page.js';
+import { type HttpFixture, startHttpFixture } from '../http/support/http-fixture.js';
+import { DOCUMENT } from '../http/support/openapi-contract.js';
+import { chromiumAvailable, launchChromium } from '../support/chromium.js';
+
+/** The summary of every operation the served document describes. */
+function operationSummaries(): string[] {
+  const paths = DOCUMENT.paths as Record<string, Record<string, { summary?: string }>>;
+  return Object.values(paths).flatMap((item) =>
+    Object.values(item).flatMap((operation) => (operation.summary === undefined ? [] : [operation.summary])),
+  );
+}
+
+/** What one visit of the page did: its console errors and every URL it asked for. */
+interface Visit {
+  readonly page: Page;
+  readonly errors: string[];
+  readonly requests: string[];
+}
+
+describe('GET /docs, its headers', () => {
+  let fixture: HttpFixture;
+  beforeAll(async () => {
+    fixture = await startHttpFixture();
+  });
+  afterAll(() => fixture.close());
+
+  it('answers an HTML page with no inline script, under a Content-Security-Policy that allows only this origin', async () => {
+    const response = await fetch(`${fixture.origin}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toBe(DOCS_CSP);
+    expect(DOCS_CSP).toMatch(/default-src 'none'/);
+    expect(DOCS_CSP).toMatch(/script-src 'self'(;|$)/);
+    expect(DOCS_CSP).not.toMatch(/https?:|\*/);
+    const html = await response.text();
+    expect(html.match(/<script[^>]*>/g)).toEqual(['<script src="docs/scalar.js">', '<script src="docs/init.js">']);
+  });
+
+  it('serves the renderer’s bundle and its settings from the service itself, without a key', async () => {
+    for (const path of ['/docs/scalar.js', '/docs/init.js']) {
+      const response = await fetch(`${fixture.origin}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect((await response.text()).length).toBeGreaterThan(100);
+    }
+  });
+});
+
+describe.skipIf(!chromiumAvailable())('GET /docs in a real browser', () => {
+  let fixture: HttpFixture;
+  let browser: Browser;
+  let visit: Visit;
+  beforeAll(async () => {
+    fixture = await startHttpFixture();
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`${fixture.origin}/docs`, { waitUntil: 'networkidle' });
+    visit = { page, errors, requests };
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await fixture?.close();
+  });
+
+  it('shows the summary of every operation in the document', async () => {
+    const summaries = operationSummaries();
+    expect(summaries.length).toBeGreaterThanOrEqual(5);
+    for (const summary of summaries) {
+      await visit.page.getByText(summary, { exact: true }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    }
+  });
+
+  it('logs no console error', () => {
+    expect(visit.errors).toEqual([]);
+  });
+
+  it('requests nothing outside 127.0.0.1: the bundle, the settings and the document, from this service', () => {
+    const elsewhere = visit.requests.filter((url) => {
+      const { protocol, hostname } = new URL(url);
+      return !(protocol === 'data:' || protocol === 'blob:' || hostname === '127.0.0.1');
+    });
+    expect(elsewhere).toEqual([]);
+    const paths = visit.requests.map((url) => new URL(url).pathname);
+    expect(paths).toEqual(expect.arrayContaining(['/docs', '/docs/scalar.js', '/docs/init.js', '/v1/openapi.json']));
+  });
+});

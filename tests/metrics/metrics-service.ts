@@ -1,0 +1,69 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ContainerModule } from 'inversify';
+import { pino } from 'pino';
+import { createServiceMetrics } from '../../src/adapters/prometheus/service-metrics.js';
+import type { InventoryCore } from '../../src/application/inventory-core.js';
+import { type Config, readConfig } from '../../src/composition/config.js';
+import { buildContainer, closeables, resolve } from '../../src/composition/container.js';
+import { HTTP_APP, httpModule } from '../../src/composition/http-module.js';
+import { httpMetricsOf, metricsModule } from '../../src/composition/metrics-module.js';
+import { TOKENS } from '../../src/composition/tokens.js';
+
+/** The service as `main.ts serve` composes it with metrics on, listening on a free port of 127.0.0.1. */
+export interface MeteredService {
+  readonly origin: string;
+  readonly core: InventoryCore;
+  /** GET /metrics: the exposition's text, after checking its status and content type. */
+  metrics(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface MeteredOptions {
+  readonly storage: 'memory' | 'sqlite';
+  /** Environment variables of the configuration (PETSTORE_DB for SQLite). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Extra modules built from the configuration, e.g. the Redis limiter's. */
+  readonly modules?: (config: Config) => readonly ContainerModule[];
+}
+
+export async function startMeteredService(options: MeteredOptions): Promise<MeteredService> {
+  const config = readConfig({ PETSTORE_ENV: 'production', ...options.env });
+  const metrics = createServiceMetrics();
+  const container = buildContainer(config, pino({ level: 'silent' }), {
+    storage: options.storage,
+    sqliteWriter: 'worker',
+    modules: [
+      ...(options.modules?.(config) ?? []),
+      metricsModule(metrics),
+      httpModule(config, { ready: true }, () => [], httpMetricsOf(metrics, config)),
+    ],
+  });
+  const server: Server = createServer(resolve(container, HTTP_APP).callback());
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    core: resolve(container, TOKENS.core),
+    async metrics() {
+      const response = await fetch(`${origin}/metrics`);
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${text}`);
+      if (!response.headers.get('content-type')?.startsWith('text/plain; version=0.0.4')) {
+        throw new Error(`GET /metrics answered ${response.headers.get('content-type')}`);
+      }
+      return text;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
+      for (const c of [...closeables(container)].reverse()) await c.close();
+    },
+  };
+}
+
+/** The value of one sample of the exposition, e.g. `sample(text, 'x_total{a="b"}')`; undefined when absent. */
+export function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
