@@ -30,6 +30,7 @@ export type { CachedApiKeyStoreOptions } from './adapters/shared/cached-api-key-
 export { CachedApiKeyStore } from './adapters/shared/cached-api-key-store.js';
 export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqlite-storage.js';
 export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
+export type { StockWriterLogger } from './adapters/sqlite/stock-writer-thread.js';
 export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
 export { systemClock } from './adapters/system/system-clock.js';
 export type { InventoryCore, InventoryCoreOptions, InventoryPorts } from './application/inventory-core.js';
