@@ -57,7 +57,7 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
     });
     return issued.key;
   } finally {
-    storage.close();
+    await storage.close();
   }
 }
 

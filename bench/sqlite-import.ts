@@ -42,7 +42,7 @@ async function report(work: () => Promise<void>): Promise<void> {
 
 async function rawImport(path: string, pets: number): Promise<void> {
   // The schema comes from the service's own migrations; the rows go in through a bare connection.
-  openSqliteStorage({ path }).close();
+  await openSqliteStorage({ path }).close();
   const db = new Database(path);
   db.pragma('synchronous = FULL');
   const rows = Array.from({ length: pets }, (_, i) => {
@@ -64,7 +64,7 @@ async function repositoryImport(path: string, pets: number): Promise<void> {
   const storage = openSqliteStorage({ path });
   await report(async () => {
     const added = await storage.pets.addAll(all);
-    storage.close();
+    await storage.close();
     if (!added.ok || added.value !== pets) throw new Error(`import failed: ${JSON.stringify(added)}`);
   });
 }
@@ -82,7 +82,7 @@ async function cliImport(path: string, file: string): Promise<void> {
   };
   await report(async () => {
     const code = await runAdminCli(['pets', 'import', file], deps, { stdout: () => {}, stderr: () => {} });
-    storage.close();
+    await storage.close();
     if (code !== 0) throw new Error(`pets import exited with ${code}`);
   });
 }

@@ -51,6 +51,7 @@ async function serve(config: Config): Promise<void> {
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
     storage: await storageOf(config, logger),
+    sqliteWriter: 'worker',
     modules: [...limiterModules, ...measured, httpModule(config, readiness, () => checks(), httpMetrics)],
   });
   checks = () => healthChecks(container);

@@ -10,6 +10,8 @@ import { type Closeable, type HealthCheck, id, TOKENS, type Token } from './toke
 export interface AdapterChoice {
   /** SQLite (the default), memory (nothing survives a restart), or a module binding every storage port (PostgreSQL). */
   readonly storage: 'sqlite' | 'memory' | ContainerModule;
+  /** Where SQLite runs stock writes: `worker` for a server, `inline` (the default) for a command. */
+  readonly sqliteWriter?: 'inline' | 'worker';
   /** Extra modules: the rate limiter when not in-process, the HTTP app when serving. */
   readonly modules?: readonly ContainerModule[];
 }
@@ -25,7 +27,11 @@ export function buildContainer(config: Config, logger: Logger, choice: AdapterCh
   container.load(coreModule(config));
   const storage = choice.storage;
   container.load(
-    storage === 'sqlite' ? sqliteStorageModule(config) : storage === 'memory' ? memoryStorageModule() : storage,
+    storage === 'sqlite'
+      ? sqliteStorageModule(config, choice.sqliteWriter ?? 'inline')
+      : storage === 'memory'
+        ? memoryStorageModule()
+        : storage,
   );
   const extra = choice.modules ?? [];
   container.load(...extra);

@@ -7,14 +7,20 @@ import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
 /** The SQLite storage itself, for what needs more of the file than the ports (the limiter's snapshot). */
 export const SQLITE = token<SqliteStorage>('SqliteStorage');
 
-/** Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection. */
-export const sqliteStorageModule = (config: Config) =>
+/**
+ * Storage in one SQLite file (PETSTORE_DB): every storage port shares one connection, and stock writes
+ * run where `writer` says (see SqliteStorageOptions): in a worker thread for the server, inline for a
+ * one-shot command.
+ */
+export const sqliteStorageModule = (config: Config, writer: 'inline' | 'worker') =>
   new ContainerModule((options) => {
-    bindResolved(options, SQLITE, [TOKENS.instrumentation], (instrumentation) =>
+    bindResolved(options, SQLITE, [TOKENS.logger, TOKENS.instrumentation], (logger, instrumentation) =>
       openSqliteStorage({
         path: config.dbPath,
         synchronous: config.synchronous,
         setting: 'PETSTORE_DB',
+        writer,
+        logger,
         onGroupCommit: (updates) => instrumentation.groupCommit(updates),
       }),
     );

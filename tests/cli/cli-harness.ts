@@ -90,7 +90,7 @@ export async function cliHarness(): Promise<CliHarness> {
       }
     },
     async close() {
-      storage.close();
+      await storage.close();
       await temp.remove();
     },
   };

@@ -58,7 +58,7 @@ async function stored(): Promise<{ keys: number; pets: bigint[]; orders: bigint[
       orders: (await storage.orders.list()).map((o) => o.id),
     };
   } finally {
-    storage.close();
+    await storage.close();
   }
 }
 
@@ -111,7 +111,7 @@ describe('the petstore program run as a process', () => {
     });
     const storage = openSqliteStorage({ path: temp.path });
     expect((await storage.pets.get(petId(9007199254740993n)))?.name).toBe('Tom');
-    storage.close();
+    await storage.close();
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { openSqliteStorage, type SqliteStorageOptions } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
@@ -7,23 +7,30 @@ import { describePetCatalogContract } from './pet-catalog.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 
 // A real file per fixture, so the suites run through WAL, fsync and the group commit as a server does.
-const makeSqlite: MakeStorage = async () => {
-  const temp = await tempDatabase();
-  const storage = openSqliteStorage({ path: temp.path });
-  return {
-    inventory: storage.inventory,
-    changes: storage.changes,
-    pets: storage.pets,
-    orders: storage.orders,
-    keys: storage.keys,
-    close: async () => {
-      storage.close();
-      await temp.remove();
-    },
+const makeSqlite =
+  (writer: SqliteStorageOptions['writer']): MakeStorage =>
+  async () => {
+    const temp = await tempDatabase();
+    const storage = openSqliteStorage({ path: temp.path, writer });
+    return {
+      inventory: storage.inventory,
+      changes: storage.changes,
+      pets: storage.pets,
+      orders: storage.orders,
+      keys: storage.keys,
+      close: async () => {
+        await storage.close();
+        await temp.remove();
+      },
+    };
   };
-};
 
-describeInventoryRepositoryContract('sqlite', makeSqlite);
-describePetCatalogContract('sqlite', makeSqlite);
-describeOrderBookContract('sqlite', makeSqlite);
-describeApiKeyStoreContract('sqlite', makeSqlite);
+for (const [adapter, writer] of [
+  ['sqlite', 'inline'],
+  ['sqlite worker', 'worker'],
+] as const) {
+  describeInventoryRepositoryContract(adapter, makeSqlite(writer));
+  describePetCatalogContract(adapter, makeSqlite(writer));
+  describeOrderBookContract(adapter, makeSqlite(writer));
+  describeApiKeyStoreContract(adapter, makeSqlite(writer));
+}

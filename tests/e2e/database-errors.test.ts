@@ -65,7 +65,7 @@ describe('a database file the service cannot use', () => {
 
   it('names PETSTORE_DB and the path when the file can be read but not written, before serving', async () => {
     const storage = openSqliteStorage({ path: temp.path });
-    storage.close();
+    await storage.close();
     await chmod(temp.path, 0o444);
     // The folder stays writable: the journal files can be made, and only the file itself refuses.
     await chmod(temp.dir, 0o777);

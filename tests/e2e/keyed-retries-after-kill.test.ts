@@ -32,7 +32,7 @@ beforeEach(async () => {
   try {
     expect((await storage.pets.addAll(PETS.map((id) => aPet(id, { quantity: quantity(1) })))).ok).toBe(true);
   } finally {
-    storage.close();
+    await storage.close();
   }
 });
 afterEach(async () => {

@@ -34,12 +34,12 @@ async function getBanned(url: string): Promise<number> {
   throw new Error('the key was never banned');
 }
 
-const snapshotSize = (): number => {
+const snapshotSize = async (): Promise<number> => {
   const storage = openSqliteStorage({ path: temp.path });
   try {
     return storage.limiterSnapshot.load().length;
   } finally {
-    storage.close();
+    await storage.close();
   }
 };
 
@@ -67,7 +67,7 @@ describe.skipIf(!hasRedisServer)('with Redis', () => {
       const s = await start({ REDIS_URL: redis.url });
       await getBanned(s.url);
       expect(await s.stop()).toBe(0);
-      expect(snapshotSize()).toBe(0);
+      expect(await snapshotSize()).toBe(0);
     } finally {
       await redis.stop();
     }

@@ -42,7 +42,7 @@ describe.skipIf(!hasRedisServer)('two service processes sharing one Redis', () =
         keys.push({ key, id: record.id });
       }
     } finally {
-      storage.close();
+      await storage.close();
     }
     // A command timeout far above the default: this suite is about sharing the limit, and on a loaded
     // machine the default 100 ms sends decisions to the in-process fallback, which shares nothing.

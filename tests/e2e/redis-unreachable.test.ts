@@ -19,7 +19,7 @@ describe('a service whose Redis is unreachable', () => {
       const crypto = new NodeKeyCrypto();
       key = (await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({ plan: 'free' })).key;
     } finally {
-      storage.close();
+      await storage.close();
     }
   });
   afterEach(async () => {

@@ -54,7 +54,7 @@ describe('in staging and production', () => {
     try {
       expect(storage.isEmpty()).toBe(true);
     } finally {
-      storage.close();
+      await storage.close();
     }
   });
 });
@@ -86,7 +86,7 @@ describe('SIGTERM', () => {
       status: 'available' as const,
     }));
     expect((await storage.pets.addAll(many)).ok).toBe(true);
-    storage.close();
+    await storage.close();
 
     const s = await start({ PETSTORE_ENV: 'production' });
     const key = await issueUnlimitedKey(temp.path);

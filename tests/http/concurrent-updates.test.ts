@@ -25,7 +25,7 @@ function sqliteFile(): StoreUnderTest {
       return storage;
     },
     async close() {
-      storage?.close();
+      await storage?.close();
       await temp?.remove();
     },
   };

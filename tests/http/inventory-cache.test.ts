@@ -161,7 +161,7 @@ describe('GET /v1/inventory over SQLite, with another connection writing the fil
   });
   afterEach(async () => {
     await fx.close();
-    storage.close();
+    await storage.close();
     await temp.remove();
   });
 

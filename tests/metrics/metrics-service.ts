@@ -32,6 +32,7 @@ export async function startMeteredService(options: MeteredOptions): Promise<Mete
   const metrics = createServiceMetrics();
   const container = buildContainer(config, pino({ level: 'silent' }), {
     storage: options.storage,
+    sqliteWriter: 'worker',
     modules: [
       ...(options.modules?.(config) ?? []),
       metricsModule(metrics),

@@ -18,16 +18,18 @@ afterEach(async () => {
 });
 
 /** Saves `limiter` into the file as a stopping service does, closes it, and restores a new limiter from it. */
-function restart(limiter: MemoryRateLimiter): { limiter: MemoryRateLimiter; restored: number; skipped: number } {
+async function restart(
+  limiter: MemoryRateLimiter,
+): Promise<{ limiter: MemoryRateLimiter; restored: number; skipped: number }> {
   const before: SqliteStorage = openSqliteStorage({ path: temp.path });
   before.limiterSnapshot.save(limiter.serialise());
-  before.close();
+  await before.close();
   const after = openSqliteStorage({ path: temp.path });
   try {
     const next = new MemoryRateLimiter(clock);
     return { limiter: next, ...next.restore(after.limiterSnapshot.load()) };
   } finally {
-    after.close();
+    await after.close();
   }
 }
 
@@ -48,7 +50,7 @@ describe('the in-process limiter across a graceful restart', () => {
     expect(banned.outcome).toBe('key_banned');
     clock.advance(60_000);
 
-    const { limiter: next } = restart(limiter);
+    const { limiter: next } = await restart(limiter);
     const decision = next.admitNow('key:a', FREE);
     expect(decision.outcome).toBe('key_banned');
     expect(decision.retryAfterMs).toBe(banned.retryAfterMs - 60_000);
@@ -65,14 +67,14 @@ describe('the in-process limiter across a graceful restart', () => {
     const refused = limiter.admitNow('key:b', FREE);
     expect(refused).toMatchObject({ outcome: 'rate_limited', remaining: 0 });
 
-    const { limiter: next } = restart(limiter);
+    const { limiter: next } = await restart(limiter);
     expect(next.admitNow('key:b', FREE)).toEqual(refused);
   });
 
   it('keeps what a subject has used of its minute', async () => {
     const limiter = new MemoryRateLimiter(clock);
     for (let i = 0; i < 10; i += 1) limiter.admitNow('ip:192.0.2.1', FREE);
-    const { limiter: next } = restart(limiter);
+    const { limiter: next } = await restart(limiter);
     expect(next.admitNow('ip:192.0.2.1', FREE)).toMatchObject({ outcome: 'admitted', remaining: 49 });
   });
 
@@ -87,10 +89,10 @@ describe('the in-process limiter across a graceful restart', () => {
   it('replaces the whole snapshot at every save', async () => {
     const first = new MemoryRateLimiter(clock);
     first.admitNow('key:first', FREE);
-    restart(first);
+    await restart(first);
     const second = new MemoryRateLimiter(clock);
     second.admitNow('key:second', FREE);
-    const { limiter: next, restored } = restart(second);
+    const { limiter: next, restored } = await restart(second);
     expect(restored).toBe(1);
     expect(next.serialise().map((record) => record.subject)).toEqual(['key:second']);
   });
@@ -117,7 +119,7 @@ describe('the in-process limiter across a graceful restart', () => {
     try {
       expect(storage.limiterSnapshot.load()).toEqual([]);
     } finally {
-      storage.close();
+      await storage.close();
     }
   });
 });

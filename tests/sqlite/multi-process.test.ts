@@ -15,7 +15,7 @@ beforeEach(async () => {
   temp = await tempDatabase();
   const storage = openSqliteStorage({ path: temp.path });
   await storage.pets.addAll([aPet(1, { quantity: quantity(0), status: 'sold' })]);
-  storage.close();
+  await storage.close();
 });
 afterEach(async () => {
   await temp.remove();
@@ -28,7 +28,7 @@ async function stockOfPet1(): Promise<{ quantity: number; afters: number[] }> {
     const history = [...((await storage.changes.history(petId(1n), { limit: 100_000 })) ?? [])].reverse();
     return { quantity: items[0]?.quantity ?? -1, afters: history.map((h) => h.after.quantity) };
   } finally {
-    storage.close();
+    await storage.close();
   }
 }
 
@@ -37,9 +37,17 @@ describe('two processes writing one database file', () => {
     const perWorker = 1_000;
     // Every line of both workers, in the order the parent read them.
     const events: string[] = [];
-    // Sequential updates in one, batched updates in the other: both kinds of transaction contend.
-    const workers = [1, 8].map((inFlight, n) =>
-      startWorker(WORKER, [temp.path, String(perWorker), String(inFlight)], (line) => events.push(`${n} ${line}`)),
+    // Sequential updates on the store's connection in one, batched updates in a writer thread in the
+    // other: both kinds of transaction, and both writers, contend.
+    const workers = (
+      [
+        [1, 'inline'],
+        [8, 'worker'],
+      ] as const
+    ).map(([inFlight, writer], n) =>
+      startWorker(WORKER, [temp.path, String(perWorker), String(inFlight), writer], (line) =>
+        events.push(`${n} ${line}`),
+      ),
     );
     await Promise.all(workers.map((w) => w.waitFor('ready')));
     for (const w of workers) w.child.stdin.write('go\n');
@@ -57,10 +65,10 @@ describe('two processes writing one database file', () => {
 });
 
 describe('a process killed in the middle of a stream of updates', () => {
-  it('leaves every update it reported committed in the file', async () => {
+  it.each(['inline', 'worker'])('leaves every update it reported committed in the file (%s writer)', async (writer) => {
     const reported: number[] = [];
     let killed = false;
-    const worker = startWorker(WORKER, [temp.path, '1000000', '8'], (line) => {
+    const worker = startWorker(WORKER, [temp.path, '1000000', '8', writer], (line) => {
       if (!line.startsWith('committed ')) return;
       reported.push(Number(line.slice('committed '.length)));
       if (!killed && reported.length >= 400) {

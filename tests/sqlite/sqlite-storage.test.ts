@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MIGRATIONS } from '../../src/adapters/sqlite/migrations.js';
@@ -40,7 +42,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   vi.restoreAllMocks();
-  for (const storage of opened) storage.close();
+  for (const storage of opened) await storage.close();
   await temp.remove();
 });
 
@@ -72,7 +74,7 @@ describe('opening a database', () => {
   it('keeps what was stored when opened again, and migrates nothing twice', async () => {
     const first = open();
     await first.pets.addAll([aPet(7)]);
-    first.close();
+    await first.close();
     const again = open();
     expect((await again.pets.get(petId(7n)))?.name).toBe('pet 7');
   });
@@ -108,18 +110,21 @@ describe('isEmpty', () => {
   });
 });
 
-describe('the group commit of stock writes', () => {
-  it('settles a write only once it is committed, and readers elsewhere then see it', async () => {
-    const storage = open();
-    await storage.pets.addAll([aPet(1, { quantity: quantity(3) })]);
-    const pending = storage.inventory.write(setStock(1n, 4));
-    expect(quantityOnDisk(1)).toBe(3);
-    await pending;
-    expect(quantityOnDisk(1)).toBe(4);
+describe.each(['inline', 'worker'] as const)('the group commit of stock writes (%s writer)', (writer) => {
+  it('settles each write only once it is committed: another connection reads it as the promise resolves', async () => {
+    const storage = open({ writer });
+    const pets = Array.from({ length: 30 }, (_, i) => i + 1);
+    await storage.pets.addAll(pets.map((id) => aPet(id, { quantity: quantity(3) })));
+    // Read in the reaction to each promise, before this thread does anything else: had the write been
+    // answered before its COMMIT, the other connection would still read 3.
+    const seen = await Promise.all(
+      pets.map((id) => storage.inventory.write(setStock(BigInt(id), 100 + id)).then(() => quantityOnDisk(id))),
+    );
+    expect(seen).toEqual(pets.map((id) => 100 + id));
   });
 
   it('fails only the write that throws, and commits the others of its batch', async () => {
-    const storage = open();
+    const storage = open({ writer });
     await storage.pets.addAll([aPet(1, { quantity: quantity(3) }), aPet(2, { quantity: quantity(3) })]);
     // Pet 2's row is damaged past the table's CHECKs, so reading it for the write throws.
     const db = new Database(temp.path);
@@ -135,21 +140,28 @@ describe('the group commit of stock writes', () => {
       storage.inventory.write(setStock(1n, 5)),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(Error);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/status lost is not a PetStatus/);
     expect([quantityOnDisk(1), quantityOnDisk(2)]).toEqual([5, 3]);
     expect((await storage.changes.history(petId(1n), { limit: 10 }))?.map((h) => h.after.quantity)).toEqual([5, 4]);
   });
 
-  it('commits the writes still pending when the store is closed', async () => {
-    const storage = open();
+  it('commits the writes still pending when the store is closed, then refuses new ones', async () => {
+    const storage = open({ writer });
     await storage.pets.addAll([aPet(1, { quantity: quantity(3) })]);
-    const pending = storage.inventory.write(setStock(1n, 4));
-    storage.close();
-    expect(await pending).toMatchObject({ ok: true, value: { change: { after: { quantity: 4 } } } });
-    expect(quantityOnDisk(1)).toBe(4);
+    const pending = Array.from({ length: 20 }, (_, i) => storage.inventory.write(setStock(1n, 10 + i)));
+    await storage.close();
+    const results = await Promise.all(pending);
+    expect(results.map((r) => r.ok && r.value.change.after.quantity)).toEqual(
+      Array.from({ length: 20 }, (_, i) => 10 + i),
+    );
+    expect(quantityOnDisk(1)).toBe(29);
+    await expect(storage.inventory.write(setStock(1n, 1))).rejects.toThrow();
+    expect(quantityOnDisk(1)).toBe(29);
   });
 
-  it('waits for another connection’s write lock no longer than the busy timeout', async () => {
-    const storage = open({ busyTimeoutMs: 50 });
+  it('waits for another connection’s write lock no longer than the busy timeout, and says SQLITE_BUSY', async () => {
+    const storage = open({ writer, busyTimeoutMs: 50 });
     await storage.pets.addAll([aPet(1)]);
     const other = new Database(temp.path);
     other.exec('BEGIN IMMEDIATE');
@@ -161,6 +173,100 @@ describe('the group commit of stock writes', () => {
       other.exec('ROLLBACK');
       other.close();
     }
+  });
+
+  it('tells onGroupCommit how many writes each group commit carried, once it is committed', async () => {
+    const committed: number[] = [];
+    const storage = open({ writer, onGroupCommit: (writes) => committed.push(writes) });
+    await storage.pets.addAll([aPet(1), aPet(2)]);
+    await Promise.all([1n, 2n, 1n].map((id, i) => storage.inventory.write(setStock(id, 5 + i))));
+    await storage.inventory.write(setStock(2n, 9));
+    expect(committed).toEqual([3, 1]);
+  });
+
+  it('forgets expired idempotency outcomes through the writer', async () => {
+    const storage = open({ writer });
+    await storage.pets.addAll([aPet(1)]);
+    const claim = (key: string, expiresAtMs: number) => ({ scope: 'k', key, fingerprint: 'f', expiresAtMs });
+    await storage.inventory.write({ ...setStock(1n, 2), idempotency: claim('old', AT + 1) });
+    await storage.inventory.write({ ...setStock(1n, 3), idempotency: claim('new', AT + 100) });
+    expect(await storage.inventory.forgetExpiredOutcomes(AT + 1, 10)).toBe(1);
+    expect(peek((db) => db.prepare('SELECT key FROM idempotency_claims').pluck().all())).toEqual(['new']);
+  });
+});
+
+describe('the writer thread', () => {
+  it('leaves this thread free while a write waits: it reads and turns while another connection holds the lock', async () => {
+    const storage = open({ writer: 'worker', busyTimeoutMs: 20_000 });
+    await storage.pets.addAll([aPet(1, { quantity: quantity(3) })]);
+    const other = new Database(temp.path);
+    other.exec('BEGIN IMMEDIATE');
+    let write: Promise<unknown>;
+    try {
+      write = storage.inventory.write(setStock(1n, 4));
+      // A writer on this thread would now block it in SQLite's busy wait, and these would not run
+      // before the write had failed with SQLITE_BUSY.
+      await nextTurn();
+      expect((await storage.inventory.get(petId(1n)))?.item.quantity).toBe(3);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(await write).toMatchObject({ ok: true, value: { change: { after: { quantity: 4 } } } });
+  });
+
+  it('posts the writes of a turn as one message, and the next ones once the thread answered those', async () => {
+    const storage = open({ writer: 'worker', busyTimeoutMs: 20_000 });
+    await storage.pets.addAll([aPet(1)]);
+    await storage.inventory.write(setStock(1n, 1));
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    const sizes = () => posted.mock.calls.map(([requests]) => (requests as unknown[]).length);
+    // Another connection holds the write lock: the thread cannot answer the first batch yet.
+    const other = new Database(temp.path);
+    other.exec('BEGIN IMMEDIATE');
+    const writes: Promise<unknown>[] = [];
+    try {
+      for (let i = 0; i < 30; i += 1) writes.push(storage.inventory.write(setStock(1n, 10 + i)));
+      await nextTurn();
+      for (let i = 0; i < 20; i += 1) writes.push(storage.inventory.write(setStock(1n, 40 + i)));
+      await nextTurn();
+      expect(sizes()).toEqual([30]);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await Promise.all(writes);
+    expect(sizes()).toEqual([30, 20]);
+    expect(quantityOnDisk(1)).toBe(59);
+  });
+
+  it('fails the writes it had not answered when it dies, logs why, and a new thread takes the next write', async () => {
+    const logged: { obj: object; msg: string }[] = [];
+    const storage = open({ writer: 'worker', logger: { error: (obj, msg) => logged.push({ obj, msg }) } });
+    await storage.pets.addAll([aPet(1, { quantity: quantity(3) })]);
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    await storage.inventory.write(setStock(1n, 4));
+    const first = posted.mock.contexts[0] as Worker;
+    // Another connection holds the write lock, so the thread cannot answer the write before it dies.
+    const other = new Database(temp.path);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const unanswered = storage.inventory.write(setStock(1n, 5));
+      await first.terminate();
+      await expect(unanswered).rejects.toThrow('the SQLite writer thread stopped before answering');
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(logged).toEqual([
+      {
+        obj: { err: new Error('the thread exited with code 1'), unanswered: 1 },
+        msg: 'the SQLite writer thread stopped; its unanswered writes failed, the next write starts it again',
+      },
+    ]);
+    expect(await storage.inventory.write(setStock(1n, 6))).toMatchObject({ ok: true, value: { version: 3 } });
+    expect(posted.mock.contexts.at(-1)).not.toBe(first);
+    expect(quantityOnDisk(1)).toBe(6);
   });
 });
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { drain } from '../contracts/storage-fixture.js';
 import { aKeyRecord, aPet } from '../support/mothers.js';
@@ -22,7 +23,7 @@ beforeEach(async () => {
   await storage.keys.add({ ...aKeyRecord('key_a'), hash: HASH });
 });
 afterEach(async () => {
-  storage.close();
+  await storage.close();
   await temp.remove();
 });
 
@@ -46,12 +47,24 @@ describe('the inventory stamp of a SQLite store', () => {
 
   it('changes when another process commits a stock update', async () => {
     const before = await storage.inventory.stamp();
-    const worker = startWorker(INCREMENT_STOCK, [temp.path, '1', '1']);
+    const worker = startWorker(INCREMENT_STOCK, [temp.path, '1', '1', 'inline']);
     await worker.waitFor('ready');
     worker.child.stdin.write('go\n');
     expect(await worker.exited).toEqual({ code: 0, signal: null, stderr: '' });
     expect(await storage.inventory.stamp()).not.toBe(before);
     expect((await drain(storage.inventory.list())).items[0]?.quantity).toBe(1);
+  });
+
+  it('changes when its own writer thread commits a stock write, and the list then shows it', async () => {
+    const threaded = openSqliteStorage({ path: temp.path, writer: 'worker' });
+    try {
+      const before = await threaded.inventory.stamp();
+      await threaded.inventory.write({ petId: petId(1n), quantity: quantity(4), actor: 'k', atMs: AT });
+      expect(await threaded.inventory.stamp()).not.toBe(before);
+      expect((await drain(threaded.inventory.list())).items[0]?.quantity).toBe(4);
+    } finally {
+      await threaded.close();
+    }
   });
 
   it('stays the same while other connections only read', async () => {
@@ -64,7 +77,7 @@ describe('the inventory stamp of a SQLite store', () => {
 describe('the inventory stamp across a reopening', () => {
   it('never repeats a stamp handed out before the store was closed', async () => {
     const first = await storage.inventory.stamp();
-    storage.close();
+    await storage.close();
     storage = openSqliteStorage({ path: temp.path });
     expect(await storage.inventory.stamp()).not.toBe(first);
   });
@@ -77,7 +90,7 @@ describe('API keys looked up by hash', () => {
     try {
       await other.keys.revoke('key_a', AT);
     } finally {
-      other.close();
+      await other.close();
     }
     expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBe(AT);
   });

@@ -10,6 +10,6 @@ export async function issueFreeKey(path: string): Promise<string> {
     const crypto = new NodeKeyCrypto();
     return (await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({ plan: 'free' })).key;
   } finally {
-    storage.close();
+    await storage.close();
   }
 }

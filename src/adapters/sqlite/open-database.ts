@@ -52,31 +52,45 @@ function proveWritable(db: Database.Database): void {
 }
 
 /**
- * Opens (or creates) the file with the service's pragmas and brings its schema up to date. WAL, so
- * readers never wait for the writer and several processes can share the file; `synchronous` as told,
- * set after WAL (switching to WAL resets it); a busy timeout, so a write waits for another process's
- * transaction instead of failing; foreign keys enforced. Fails at once, naming the file, when it cannot
- * be created, read or written: a file the process may read but not write would otherwise open without
- * complaint and fail at the first update.
+ * Opens (or creates) the file with the service's pragmas: WAL, so readers never wait for the writer and
+ * several connections, threads and processes can share the file; `synchronous` as told, set after WAL
+ * (switching to WAL resets it); a busy timeout, so a write waits for another connection's transaction
+ * instead of failing; foreign keys enforced. Every connection to the file is opened here (the store's
+ * and the writer thread's), so none can differ on any of it. Errors name the file.
  */
-export function openDatabase(options: OpenDatabaseOptions): Database.Database {
+export function openConnection(options: OpenDatabaseOptions): Database.Database {
   let db: Database.Database | undefined;
   try {
     createFolders(dirname(options.path));
     db = new Database(options.path);
     // Every integer is read as a bigint: a pet id past 2^53 is never rounded on its way out.
     db.defaultSafeIntegers(true);
-    // First, so that the pragmas and the migration below wait for a busy file too.
+    // First, so that the pragmas below (and the migration of openDatabase) wait for a busy file too.
     db.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`the database ${options.path} cannot use WAL (journal mode ${String(mode)})`);
     db.pragma(`synchronous = ${options.synchronous}`);
     db.pragma('foreign_keys = ON');
+    return db;
+  } catch (error) {
+    db?.close();
+    throw described(error, options);
+  }
+}
+
+/**
+ * Opens the file as openConnection does and brings its schema up to date. Fails at once, naming the
+ * file, when it cannot be created, read or written: a file the process may read but not write would
+ * otherwise open without complaint and fail at the first update.
+ */
+export function openDatabase(options: OpenDatabaseOptions): Database.Database {
+  const db = openConnection(options);
+  try {
     migrate(db, options.path);
     proveWritable(db);
     return db;
   } catch (error) {
-    db?.close();
+    db.close();
     throw described(error, options);
   }
 }

@@ -3,13 +3,15 @@ import type { InventoryRepository } from '../../application/ports/inventory-repo
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
-import { openDatabase } from './open-database.js';
+import { type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
 import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
 import { SqliteLimiterSnapshot } from './sqlite-limiter-snapshot.js';
 import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
+import { type StockWriterLogger, StockWriterThread } from './stock-writer-thread.js';
+import { InlineStockWrites, type StockWrites } from './stock-writes.js';
 import { StoreRevision } from './store-revision.js';
 
 /** How to open the database file. */
@@ -25,11 +27,23 @@ export interface SqliteStorageOptions {
   readonly busyTimeoutMs?: number;
   /** The setting the path came from (e.g. PETSTORE_DB), named in every error about the file. */
   readonly setting?: string;
-  /** Told the number of stock updates each group commit carried, once committed (for metrics). */
+  /**
+   * Where stock writes run. `inline` (the default): on this thread's connection, whose event loop then
+   * waits for each batch's commit (and, with FULL, its fsync). `worker`: on a connection of their own in
+   * a worker thread, so this thread's event loop never waits for the disk; a write still settles only
+   * once its batch is committed. The thread keeps no process alive while no write is pending.
+   */
+  readonly writer?: 'inline' | 'worker';
+  /** Told when the writer thread stops unexpectedly; the pending writes fail, the next one starts it again. */
+  readonly logger?: StockWriterLogger;
+  /**
+   * Told the number of stock updates each group commit carried, once committed (for metrics), on this
+   * thread whichever writer committed it.
+   */
   readonly onGroupCommit?: (updates: number) => void;
 }
 
-/** Every storage port over one SQLite file, sharing one connection. */
+/** Every storage port over one SQLite file, sharing one connection (the writer thread has its own). */
 export interface SqliteStorage {
   readonly inventory: InventoryRepository;
   readonly changes: StockChangeLog;
@@ -40,8 +54,11 @@ export interface SqliteStorage {
   readonly limiterSnapshot: SqliteLimiterSnapshot;
   /** True when the store holds no pet, no order and no key: a development start may seed it. */
   isEmpty(): boolean;
-  /** Commits the updates still waiting for their group commit, then closes the file. */
-  close(): void;
+  /**
+   * Commits the stock writes still pending, stops the writer thread if there is one, then closes the
+   * file; resolves once all of it is done. Calling it again returns the same promise.
+   */
+  close(): Promise<void>;
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -54,22 +71,39 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * read or write (naming the file).
  */
 export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
-  const synchronous = options.synchronous ?? 'FULL';
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new RangeError(`busyTimeoutMs ${busyTimeoutMs} is not a whole number of milliseconds`);
   }
-  const db = openDatabase({ path: options.path, synchronous, busyTimeoutMs, setting: options.setting });
+  const settings: OpenDatabaseOptions = {
+    path: options.path,
+    synchronous: options.synchronous ?? 'FULL',
+    busyTimeoutMs,
+    setting: options.setting,
+  };
+  const db = openDatabase(settings);
 
   // One revision for the pets table: stock updates and imports both move the list it stands for.
   const petsRevision = new StoreRevision(db);
-  const inventory = new SqliteInventoryRepository(db, petsRevision, options.onGroupCommit);
+  // The thread opens its own connection after the migration above, so it never sees an old schema.
+  const writes: StockWrites =
+    options.writer === 'worker'
+      ? new StockWriterThread(settings, { logger: options.logger, onGroupCommit: options.onGroupCommit })
+      : new InlineStockWrites(db, { onWrite: () => petsRevision.bump(), onGroupCommit: options.onGroupCommit });
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
        AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,
   );
+  let closed: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    try {
+      await writes.close();
+    } finally {
+      db.close();
+    }
+  };
   return {
-    inventory,
+    inventory: new SqliteInventoryRepository(db, petsRevision, writes),
     changes: new SqliteStockChangeLog(db),
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
@@ -77,9 +111,8 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     limiterSnapshot: new SqliteLimiterSnapshot(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,
     close: () => {
-      if (!db.open) return;
-      inventory.flush();
-      db.close();
+      closed ??= close();
+      return closed;
     },
   };
 }

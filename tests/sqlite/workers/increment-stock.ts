@@ -9,21 +9,25 @@
  * Around the updates it prints `started` and `finished`, so that a parent can tell the runs of two
  * workers overlapped.
  *
- * Usage: node --import tsx increment-stock.ts <database> <count> <inFlight>
+ * Usage: node --import tsx increment-stock.ts <database> <count> <inFlight> <inline|worker>
  */
 import { createInterface } from 'node:readline';
 import { openSqliteStorage } from '../../../src/adapters/sqlite/sqlite-storage.js';
 import { petId } from '../../../src/domain/pet-id.js';
 import { quantity } from '../../../src/domain/quantity.js';
 
-const [path, countText, inFlightText] = process.argv.slice(2);
-if (path === undefined || countText === undefined || inFlightText === undefined) {
-  throw new Error('usage: increment-stock.ts <database> <count> <inFlight>');
+function isWriter(text: string | undefined): text is 'inline' | 'worker' {
+  return text === 'inline' || text === 'worker';
+}
+
+const [path, countText, inFlightText, writer] = process.argv.slice(2);
+if (path === undefined || countText === undefined || inFlightText === undefined || !isWriter(writer)) {
+  throw new Error('usage: increment-stock.ts <database> <count> <inFlight> <inline|worker>');
 }
 const count = Number(countText);
 const inFlight = Number(inFlightText);
 
-const storage = openSqliteStorage({ path });
+const storage = openSqliteStorage({ path, writer });
 
 async function waitForGo(): Promise<void> {
   process.stdout.write('ready\n');
@@ -63,7 +67,7 @@ try {
   process.stdout.write('started\n');
   await Promise.all(Array.from({ length: inFlight }, lane));
   process.stdout.write('finished\n');
-  storage.close();
+  await storage.close();
   process.exit(0);
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

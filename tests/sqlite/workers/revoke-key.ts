@@ -13,7 +13,7 @@ if (path === undefined || id === undefined) throw new Error('usage: revoke-key.t
 try {
   const storage = openSqliteStorage({ path });
   const revoked = await storage.keys.revoke(id, Date.now());
-  storage.close();
+  await storage.close();
   if (revoked === undefined) throw new Error(`no key has id ${id}`);
   process.stdout.write('revoked\n');
   process.exit(0);

@@ -1,0 +1,179 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import type { OpenDatabaseOptions } from './open-database.js';
+import { errorOf, type WriterAnswers, type WriterRequest } from './stock-writer-protocol.js';
+import type { StockWrites } from './stock-writes.js';
+
+/** The little of a logger the writer needs; a pino logger fits it. */
+export interface StockWriterLogger {
+  error(obj: object, msg: string): void;
+}
+
+interface Waiting {
+  resolve(value: StockWriteResult | number): void;
+  reject(error: Error): void;
+}
+
+type Ask =
+  | { readonly kind: 'write'; readonly command: StockWrite }
+  | { readonly kind: 'forget'; readonly nowMs: number; readonly max: number };
+
+const HERE = import.meta.url;
+
+/**
+ * Starts the writer thread. Compiled (dist/), its entry is the sibling .js file. Run from the sources
+ * (tsx, vitest), it is the .ts file, which a Node 20 worker cannot load even with `--import tsx` in its
+ * execArgv (the loader hooks do not reach a worker's entry; measured on 20.20): the thread then
+ * registers tsx itself before importing the entry.
+ */
+function startWorker(settings: OpenDatabaseOptions): Worker {
+  if (!HERE.endsWith('.ts')) return new Worker(new URL('./stock-writer-worker.js', HERE), { workerData: settings });
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const entry = JSON.stringify(new URL('./stock-writer-worker.ts', HERE).href);
+  return new Worker(`import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`, {
+    eval: true,
+    workerData: settings,
+  });
+}
+
+/**
+ * Stock writes on a connection of a worker thread (stock-writer-worker.ts), so that this thread's event
+ * loop never waits for a commit or an fsync: each write is posted as data with an id, and its promise
+ * settles when the thread answers that id, which it does only once the write's batch is committed.
+ *
+ * Should the thread die (a bug, memory exhausted), the writes it had not answered fail with an error
+ * naming the cause, which is logged; whether they were committed is unknown, as with any write whose
+ * answer is lost (a retry with the same idempotency key replays it). The next write starts a new thread.
+ */
+export class StockWriterThread implements StockWrites {
+  private worker: Worker | undefined;
+  /** The requests asked of the current thread and not yet answered, by id. */
+  private readonly waiting = new Map<number, Waiting>();
+  /** The requests not posted yet: they go together, once the thread has answered the last batch. */
+  private outbox: WriterRequest[] = [];
+  /** How many posted requests the thread has not answered yet. */
+  private posted = 0;
+  private postScheduled = false;
+  private lastId = 0;
+  private closed: Promise<void> | undefined;
+
+  /**
+   * The thread starts with the first request, so a store that never writes stock runs none. `logger` is
+   * told when the thread stops unexpectedly; `onGroupCommit` of the number of writes each of the thread's
+   * group commits carried, once committed.
+   */
+  constructor(
+    private readonly settings: OpenDatabaseOptions,
+    private readonly hooks: {
+      readonly logger?: StockWriterLogger | undefined;
+      readonly onGroupCommit?: ((writes: number) => void) | undefined;
+    } = {},
+  ) {}
+
+  write(command: StockWrite): Promise<StockWriteResult> {
+    return this.ask({ kind: 'write', command }) as Promise<StockWriteResult>;
+  }
+
+  forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
+    return this.ask({ kind: 'forget', nowMs, max }) as Promise<number>;
+  }
+
+  close(): Promise<void> {
+    this.closed ??= this.stop();
+    return this.closed;
+  }
+
+  private ask(request: Ask): Promise<StockWriteResult | number> {
+    if (this.closed !== undefined) return Promise.reject(new Error('the SQLite store is closed'));
+    this.worker ??= this.start();
+    const worker = this.worker;
+    const id = ++this.lastId;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      // The thread holds the process open only while it owes an answer.
+      if (this.waiting.size === 1) worker.ref();
+      this.outbox.push({ ...request, id });
+      this.schedulePost();
+    });
+  }
+
+  /**
+   * Posts the outbox as one message at the end of this turn of the event loop, unless the thread is
+   * still on the last batch: then the outbox is posted when that batch is answered. A message a request
+   * (one per HTTP request) would cost a copy, a wake-up of the thread and a system call each, on this
+   * thread, for nothing: the thread cannot start the next batch before it has committed the last one, and
+   * it takes whatever arrived meanwhile as one batch either way.
+   */
+  private schedulePost(): void {
+    if (this.posted > 0 || this.postScheduled || this.outbox.length === 0) return;
+    this.postScheduled = true;
+    setImmediate(() => {
+      this.postScheduled = false;
+      if (this.posted === 0) this.send();
+    });
+  }
+
+  private send(): void {
+    const requests = this.outbox;
+    if (requests.length === 0) return;
+    this.outbox = [];
+    this.posted += requests.length;
+    this.worker?.postMessage(requests);
+  }
+
+  private start(): Worker {
+    const worker = startWorker(this.settings);
+    worker.unref();
+    let failure: unknown;
+    worker.on('message', (answers: WriterAnswers) => this.settle(worker, answers));
+    worker.on('error', (error) => {
+      failure = error;
+    });
+    // 'exit' comes after every message the thread posted has been delivered, and after 'error'.
+    worker.on('exit', (code) => this.stopped(worker, code, failure));
+    return worker;
+  }
+
+  private settle(worker: Worker, { replies, committed }: WriterAnswers): void {
+    for (const writes of committed) this.hooks.onGroupCommit?.(writes);
+    for (const reply of replies) {
+      const waiting = this.waiting.get(reply.id);
+      if (waiting === undefined) continue;
+      this.waiting.delete(reply.id);
+      if ('error' in reply) waiting.reject(errorOf(reply.error));
+      else waiting.resolve(reply.value);
+    }
+    this.posted -= replies.length;
+    this.schedulePost();
+    if (this.waiting.size === 0) worker.unref();
+  }
+
+  private stopped(worker: Worker, code: number, failure: unknown): void {
+    if (this.worker === worker) this.worker = undefined;
+    const expected = this.closed !== undefined && failure === undefined && code === 0;
+    if (expected && this.waiting.size === 0) return;
+    const cause = failure ?? new Error(`the thread exited with code ${code}`);
+    this.hooks.logger?.error(
+      { err: cause, unanswered: this.waiting.size },
+      'the SQLite writer thread stopped; its unanswered writes failed, the next write starts it again',
+    );
+    const error = new Error('the SQLite writer thread stopped before answering', { cause });
+    for (const waiting of this.waiting.values()) waiting.reject(error);
+    this.waiting.clear();
+    this.outbox = [];
+    this.posted = 0;
+  }
+
+  private async stop(): Promise<void> {
+    const worker = this.worker;
+    if (worker === undefined) return;
+    // Held open until the thread has committed what is pending and closed its connection.
+    worker.ref();
+    const exited = once(worker, 'exit');
+    // Past any batch still out: the thread takes messages in order, and commits before it closes.
+    this.send();
+    worker.postMessage([{ kind: 'close' }] satisfies WriterRequest[]);
+    await exited;
+  }
+}

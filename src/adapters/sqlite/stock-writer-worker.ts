@@ -1,0 +1,71 @@
+/**
+ * The writer thread's entry (started by StockWriterThread): opens its own connection to the file with
+ * the store's settings and runs the group commit of stock writes there, so that the store's thread never
+ * waits for a commit. Every answer is posted after the COMMIT of the transaction that holds it returned.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import { GroupCommit } from './group-commit.js';
+import { type OpenDatabaseOptions, openConnection } from './open-database.js';
+import { StockWriter } from './stock-writer.js';
+import { errorData, type WriterAnswers, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
+
+const port = parentPort;
+if (port === null) throw new Error('stock-writer-worker runs in a worker thread, started by StockWriterThread');
+
+// An error here (the file cannot be opened) ends the thread; the store fails the pending writes with it.
+// No migration and no write here: the store migrated the file before starting this thread, and a write
+// would move the store's stamp (PRAGMA data_version) though nothing changed.
+const db = openConnection(workerData as OpenDatabaseOptions);
+const writer = new StockWriter(db);
+// The answers of one batch settle in the same microtask checkpoint, right after its commit: they are
+// gathered and posted as one message, so the store's thread wakes once a batch, not once a write.
+let outbox: WriterReply[] = [];
+let committed: number[] = [];
+const batches = new GroupCommit(
+  db,
+  (command: StockWrite) => writer.write(command),
+  (writes) => committed.push(writes),
+);
+const post = (): void => {
+  const answers: WriterAnswers = { replies: outbox, committed };
+  outbox = [];
+  committed = [];
+  port.postMessage(answers);
+};
+const answer = (reply: WriterReply): void => {
+  if (outbox.push(reply) === 1) queueMicrotask(post);
+};
+
+const handle = (request: WriterRequest): void => {
+  switch (request.kind) {
+    case 'write': {
+      const { id } = request;
+      batches.submit(request.command).then(
+        (value: StockWriteResult) => answer({ id, value }),
+        (error: unknown) => answer({ id, error: errorData(error) }),
+      );
+      return;
+    }
+    case 'forget':
+      try {
+        answer({ id: request.id, value: writer.forgetExpiredOutcomes(request.nowMs, request.max) });
+      } catch (error) {
+        answer({ id: request.id, error: errorData(error) });
+      }
+      return;
+    case 'close':
+      batches.flush();
+      // The answers of that last batch are posted from promise reactions, which run before this.
+      setImmediate(() => {
+        db.close();
+        port.close();
+      });
+      return;
+  }
+};
+
+// The store's thread posts the requests of each of its turns together.
+port.on('message', (requests: readonly WriterRequest[]) => {
+  for (const request of requests) handle(request);
+});
