@@ -35,6 +35,9 @@ async function serve(config: Config): Promise<void> {
     },
     destination,
   );
+  // The request line holds fixed fields (id, method, route template, status, time, key id) and never a
+  // header, so it skips the redaction, which walks every line's object; errors keep it.
+  const accessLogger = pino({ level: config.logLevel }, destination);
   const readiness: Readiness = { ready: false };
   // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file; over
   // PostgreSQL it starts empty (the default module), since instances that share a store share limits
@@ -52,7 +55,7 @@ async function serve(config: Config): Promise<void> {
   const container = buildContainer(config, logger, {
     storage: await storageOf(config, logger),
     sqliteWriter: 'worker',
-    modules: [...limiterModules, ...measured, httpModule(config, readiness, () => checks(), httpMetrics)],
+    modules: [...limiterModules, ...measured, httpModule(config, readiness, () => checks(), httpMetrics, accessLogger)],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);

@@ -1,4 +1,5 @@
 import { ContainerModule } from 'inversify';
+import type { Logger } from 'pino';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { Config } from './config.js';
@@ -23,6 +24,7 @@ export const httpModule = (
   readiness: Readiness,
   checks: () => readonly HealthCheck[],
   metrics?: HttpMetrics,
+  accessLogger?: Logger,
 ) =>
   new ContainerModule((options) => {
     bindResolved(options, HTTP_APP, [TOKENS.core, TOKENS.clock, TOKENS.logger], (core, clock, logger) =>
@@ -33,6 +35,7 @@ export const httpModule = (
         readiness: () => readiness.ready && checks().every((c) => !c.critical || c.healthy()),
         healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),
         ...(metrics === undefined ? {} : { metrics }),
+        ...(accessLogger === undefined ? {} : { accessLogger }),
         options: {
           sunsetAt: config.sunsetAt,
           deprecatedAt: config.deprecatedAt,

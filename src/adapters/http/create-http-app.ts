@@ -65,6 +65,11 @@ export interface HttpAppDeps extends HttpUseCases {
   readonly clock: Clock;
   /** One line per request, and the detail of every 500. Silent when absent. */
   readonly logger?: Logger;
+  /**
+   * The one line of each request, when it should go through a logger of its own (the server's has no
+   * redaction, as the line holds fixed fields and never a header). `logger` when absent.
+   */
+  readonly accessLogger?: Logger;
   /** False while the service starts or drains: /readyz answers 503 then. */
   readonly readiness: () => boolean;
   /** What /readyz reports of the parts that can be down (e.g. `{ redis: true }`); none when absent. */
@@ -137,7 +142,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
 
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
-  app.use(accessLog(logger));
+  app.use(accessLog(deps.accessLogger ?? logger));
   app.use(errorMiddleware(logger));
   app.use(protocolChecks);
   app.use(apiGuard(deps));
