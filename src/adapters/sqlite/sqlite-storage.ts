@@ -88,7 +88,11 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
   // The thread opens its own connection after the migration above, so it never sees an old schema.
   const writes: StockWrites =
     options.writer === 'worker'
-      ? new StockWriterThread(settings, { logger: options.logger, onGroupCommit: options.onGroupCommit })
+      ? new StockWriterThread(settings, {
+          logger: options.logger,
+          onGroupCommit: options.onGroupCommit,
+          onCommitted: () => petsRevision.sawCommit(),
+        })
       : new InlineStockWrites(db, { onWrite: () => petsRevision.bump(), onGroupCommit: options.onGroupCommit });
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)

@@ -68,6 +68,8 @@ export class StockWriterThread implements StockWrites {
     private readonly hooks: {
       readonly logger?: StockWriterLogger | undefined;
       readonly onGroupCommit?: ((writes: number) => void) | undefined;
+      /** Called before the answers of a batch settle, and when the thread stops: its commits are done. */
+      readonly onCommitted?: (() => void) | undefined;
     } = {},
   ) {}
 
@@ -136,6 +138,7 @@ export class StockWriterThread implements StockWrites {
   }
 
   private settle(worker: Worker, { replies, committed }: WriterAnswers): void {
+    this.hooks.onCommitted?.();
     for (const writes of committed) this.hooks.onGroupCommit?.(writes);
     for (const reply of replies) {
       const waiting = this.waiting.get(reply.id);
@@ -150,6 +153,7 @@ export class StockWriterThread implements StockWrites {
   }
 
   private stopped(worker: Worker, code: number, failure: unknown): void {
+    this.hooks.onCommitted?.();
     if (this.worker === worker) this.worker = undefined;
     const expected = this.closed !== undefined && failure === undefined && code === 0;
     if (expected && this.waiting.size === 0) return;

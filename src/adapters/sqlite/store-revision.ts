@@ -15,6 +15,11 @@ export class StoreRevision {
   private readonly dataVersion: Statement<[], bigint>;
   private localWrites = 0;
   private readonly epoch = randomUUID();
+  /** `PRAGMA data_version` as read in this turn of the event loop; undefined once the turn ends. */
+  private versionThisTurn: bigint | undefined;
+  private readonly endTurn = (): void => {
+    this.versionThisTurn = undefined;
+  };
 
   constructor(db: Database) {
     // Prepared once: reading it is a step of a cached statement, no parsing.
@@ -29,8 +34,28 @@ export class StoreRevision {
     this.localWrites += 1;
   }
 
-  /** Changes whenever a covered table may have changed since the last call; equal values mean it did not. */
+  /**
+   * Says that another connection of this process (the writer thread's) has just committed: the next
+   * read of the revision asks SQLite again instead of reusing this turn's answer.
+   */
+  sawCommit(): void {
+    this.versionThisTurn = undefined;
+  }
+
+  /**
+   * Changes whenever a covered table may have changed since the last call; equal values mean it did not.
+   * `PRAGMA data_version` opens a read transaction (two lock calls and an fstat), so it is read once per
+   * turn of the event loop and shared by the requests of that turn. This connection's writes and the
+   * writer thread's (`sawCommit`) still show at once; a commit by another process shows from the next
+   * turn on.
+   */
   current(): string {
-    return `${this.epoch}.${this.dataVersion.get()}.${this.localWrites}`;
+    let version = this.versionThisTurn;
+    if (version === undefined) {
+      version = this.dataVersion.get() as bigint;
+      this.versionThisTurn = version;
+      setImmediate(this.endTurn);
+    }
+    return `${this.epoch}.${version}.${this.localWrites}`;
   }
 }
