@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
+import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { Config } from './config.js';
 import { bindResolved, type HealthCheck, TOKENS, token } from './tokens.js';
@@ -27,22 +28,27 @@ export const httpModule = (
   accessLogger?: Logger,
 ) =>
   new ContainerModule((options) => {
-    bindResolved(options, HTTP_APP, [TOKENS.core, TOKENS.clock, TOKENS.logger], (core, clock, logger) =>
-      createHttpApp({
-        ...core,
-        clock,
-        logger,
-        readiness: () => readiness.ready && checks().every((c) => !c.critical || c.healthy()),
-        healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),
-        ...(metrics === undefined ? {} : { metrics }),
-        ...(accessLogger === undefined ? {} : { accessLogger }),
-        options: {
-          sunsetAt: config.sunsetAt,
-          deprecatedAt: config.deprecatedAt,
-          servers: config.servers,
-          trustProxy: config.trustProxy,
-          requireIfMatch: config.requireIfMatch,
-        },
-      }),
+    bindResolved(
+      options,
+      HTTP_APP,
+      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory],
+      (core, clock, logger, inventory) =>
+        createHttpApp({
+          ...core,
+          clock,
+          logger,
+          inventoryJson: inventoryJsonSourceOf(inventory),
+          readiness: () => readiness.ready && checks().every((c) => !c.critical || c.healthy()),
+          healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),
+          ...(metrics === undefined ? {} : { metrics }),
+          ...(accessLogger === undefined ? {} : { accessLogger }),
+          options: {
+            sunsetAt: config.sunsetAt,
+            deprecatedAt: config.deprecatedAt,
+            servers: config.servers,
+            trustProxy: config.trustProxy,
+            requireIfMatch: config.requireIfMatch,
+          },
+        }),
     );
   });

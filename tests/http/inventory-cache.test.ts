@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { itemsJson } from '../../src/adapters/http/json-writer.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
+import type { InventoryItem } from '../../src/domain/inventory-item.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
@@ -180,6 +182,18 @@ describe('GET /v1/inventory over SQLite, with another connection writing the fil
     expect(quantityOf(await list(), 1)).toBe(5);
     elsewhere('UPDATE pets SET quantity = 8 WHERE id = 1');
     expect(quantityOf(await list(), 1)).toBe(8);
+  });
+
+  it('streams a long list as the store writes its JSON, byte for byte the text of its items', async () => {
+    await fx.addPets(...Array.from({ length: 2_500 }, (_, i) => aPet(-1_251 + i * 3, { name: `p${i}` })));
+    const items: InventoryItem[] = [];
+    for await (const chunk of storage.inventory.list()) items.push(...chunk);
+    for (const query of ['', '?after=-7']) {
+      const response = await fx.call(`/v1/inventory${query}`, { headers: { authorization: key } });
+      expect(response.headers.get('transfer-encoding')).toBe('chunked');
+      const expected = query === '' ? items : items.filter((item) => item.petId > -7n);
+      expect(response.text).toBe(`[${itemsJson(expected)}]`);
+    }
   });
 
   it('refuses a key the other connection revoked, at the next request', async () => {

@@ -8,6 +8,7 @@ import { apiGuard } from './api-guard.js';
 import { addDocsRoutes } from './docs-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
+import type { InventoryJsonSource } from './inventory-json-source.js';
 import { addInventoryRoutes } from './inventory-routes.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
 import { type OpenApiServers, openApiDocument } from './openapi.js';
@@ -70,6 +71,8 @@ export interface HttpAppDeps extends HttpUseCases {
    * redaction, as the line holds fixed fields and never a header). `logger` when absent.
    */
   readonly accessLogger?: Logger;
+  /** The store's own JSON of long lists, when it writes it (see InventoryJsonSource); else from the items. */
+  readonly inventoryJson?: InventoryJsonSource | undefined;
   /** False while the service starts or drains: /readyz answers 503 then. */
   readonly readiness: () => boolean;
   /** What /readyz reports of the parts that can be down (e.g. `{ redis: true }`); none when absent. */

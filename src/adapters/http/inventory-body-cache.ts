@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { ListInventory } from '../../application/use-cases/list-inventory.js';
 import { inventoryJsonBody } from './inventory-stream.js';
 
 /**
@@ -12,7 +11,8 @@ export class InventoryBodyCache {
   private stamp: string | undefined;
   private body = '';
 
-  constructor(private readonly listInventory: ListInventory) {}
+  /** `pieces` reads the whole list afresh, as JSON text a chunk (see inventoryJsonBody). */
+  constructor(private readonly pieces: () => AsyncIterable<string>) {}
 
   /**
    * The JSON array of every entry: the kept text while the store is unchanged, else a fresh read.
@@ -21,7 +21,7 @@ export class InventoryBodyCache {
    */
   async read(stamp: string): Promise<string | Readable> {
     if (stamp === this.stamp) return this.body;
-    const body = await inventoryJsonBody(this.listInventory.execute());
+    const body = await inventoryJsonBody(this.pieces());
     if (typeof body === 'string') {
       this.stamp = stamp;
       this.body = body;

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import type { InventoryQuery } from '../../application/ports/inventory-repository.js';
 import type { GetInventoryItem } from '../../application/use-cases/get-inventory-item.js';
 import type { ListInventory } from '../../application/use-cases/list-inventory.js';
 import type { ListStockChanges } from '../../application/use-cases/list-stock-changes.js';
@@ -17,7 +18,8 @@ import {
   sendJson,
 } from './http-context.js';
 import { InventoryBodyCache } from './inventory-body-cache.js';
-import { inventoryJsonBody } from './inventory-stream.js';
+import type { InventoryJsonSource } from './inventory-json-source.js';
+import { inventoryJsonBody, itemPieces } from './inventory-stream.js';
 import { readJsonBody, requireJsonBody } from './json-body.js';
 import { itemJson, itemsJson } from './json-writer.js';
 import { setNextLink } from './paging-link.js';
@@ -31,6 +33,8 @@ export interface InventoryRouteDeps {
   readonly getInventoryItem: GetInventoryItem;
   readonly updateStock: UpdateStock;
   readonly listStockChanges: ListStockChanges;
+  /** The store's own JSON of long lists, when it writes it (see InventoryJsonSource). */
+  readonly inventoryJson?: InventoryJsonSource | undefined;
 }
 
 /** How the inventory routes behave. */
@@ -70,9 +74,12 @@ async function sendPage(ctx: HttpContext, listInventory: ListInventory, page: In
 }
 
 function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
+  const source = deps.inventoryJson;
+  const pieces = (query: InventoryQuery = {}): AsyncIterable<string> =>
+    source === undefined ? itemPieces(deps.listInventory.execute(query)) : source.listJson(query);
   // One per app: the guard and the headers above still run for every request; only the store read and
   // the JSON writing of an unchanged whole list are saved.
-  const wholeListBody = new InventoryBodyCache(deps.listInventory);
+  const wholeListBody = new InventoryBodyCache(pieces);
   return async (ctx) => {
     // Most calls carry no query: skip parsing it.
     let page: InventoryPage = NO_PAGING;
@@ -84,7 +91,7 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
     if (page.limit !== undefined) return sendPage(ctx, deps.listInventory, page, page.limit);
     if (page.after !== undefined) {
       ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-      ctx.body = await inventoryJsonBody(deps.listInventory.execute(page));
+      ctx.body = await inventoryJsonBody(pieces(page));
       return;
     }
     // The stamp is read before the list, so the tag is known before the first byte of a streamed one.

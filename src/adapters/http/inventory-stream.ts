@@ -3,43 +3,56 @@ import type { InventoryItem } from '../../domain/inventory-item.js';
 import { itemsJson } from './json-writer.js';
 
 /**
- * The pieces of the array after `opening`, one a chunk. It holds text, never items, across a yield: a
- * chunk kept while its text is written would outlive young-generation collections and be promoted, and
- * a list of a million pets would then swell the old space.
+ * The items of each chunk of `list` as JSON text (see InventoryJsonSource.listJson), skipping empty
+ * chunks. It holds text, never items, across a yield: a chunk kept while its text is written would
+ * outlive young-generation collections and be promoted, and a list of a million pets would then swell
+ * the old space.
  */
-async function* arrayPieces(chunks: AsyncIterator<readonly InventoryItem[]>, opening: string): AsyncGenerator<string> {
+export async function* itemPieces(list: AsyncIterable<readonly InventoryItem[]>): AsyncGenerator<string> {
+  const chunks = list[Symbol.asyncIterator]();
   try {
-    yield opening;
     for (;;) {
       const next = await chunks.next();
-      if (next.done) break;
-      // An empty chunk writes nothing, so that no stray comma can appear.
-      if (next.value.length > 0) yield `,${itemsJson(next.value)}`;
+      if (next.done) return;
+      if (next.value.length > 0) yield itemsJson(next.value);
     }
-    yield ']';
   } finally {
     // The client may leave mid-list: let the store release what it holds for this read.
     await chunks.return?.();
   }
 }
 
+/** The pieces of the array after `opening`, one a chunk of items, then the closing bracket. */
+async function* arrayPieces(pieces: AsyncIterator<string>, opening: string): AsyncGenerator<string> {
+  try {
+    yield opening;
+    for (;;) {
+      const next = await pieces.next();
+      if (next.done) break;
+      // An empty piece writes nothing, so that no stray comma can appear.
+      if (next.value.length > 0) yield `,${next.value}`;
+    }
+    yield ']';
+  } finally {
+    await pieces.return?.();
+  }
+}
+
 /**
- * The JSON array of the items a list yields. A list that fits one chunk is answered as one string
- * (with a Content-Length, in one write: the common, small case stays cheap). A longer one is streamed
- * from the store chunk by chunk through a Readable that pulls the next chunk only when the socket has
- * drained, so memory holds a chunk or two, however many pets there are. A store failure before the
- * first byte throws (a 500); one after it destroys the stream, and with it the connection, so that a
- * client can never take a cut-off list for a complete one.
+ * The JSON array of the items whose text `pieces` gives, a chunk a piece (see itemPieces). A list that
+ * fits one chunk is answered as one string (with a Content-Length, in one write: the common, small case
+ * stays cheap). A longer one is streamed from the store chunk by chunk through a Readable that pulls the
+ * next chunk only when the socket has drained, so memory holds a chunk or two, however many pets there
+ * are. A store failure before the first byte throws (a 500); one after it destroys the stream, and with
+ * it the connection, so that a client can never take a cut-off list for a complete one.
  */
-export async function inventoryJsonBody(list: AsyncIterable<readonly InventoryItem[]>): Promise<string | Readable> {
-  const chunks = list[Symbol.asyncIterator]();
+export async function inventoryJsonBody(pieces: AsyncIterable<string>): Promise<string | Readable> {
+  const chunks = pieces[Symbol.asyncIterator]();
   let first = await chunks.next();
   while (!first.done && first.value.length === 0) first = await chunks.next();
   if (first.done) return '[]';
   let second = await chunks.next();
   while (!second.done && second.value.length === 0) second = await chunks.next();
-  if (second.done) return `[${itemsJson(first.value)}]`;
-  return Readable.from(arrayPieces(chunks, `[${itemsJson(first.value)},${itemsJson(second.value)}`), {
-    objectMode: false,
-  });
+  if (second.done) return `[${first.value}]`;
+  return Readable.from(arrayPieces(chunks, `[${first.value},${second.value}`), { objectMode: false });
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'lossless-json';
 import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
+import { inventoryJsonSourceOf } from '../../../src/adapters/http/inventory-json-source.js';
 import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
 import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
 import {
@@ -91,6 +92,8 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     ...core,
     clock,
     logger,
+    // A store that writes its own list JSON (SQLite) is used as the server uses it, unless wrapped.
+    inventoryJson: options.inventory === undefined ? inventoryJsonSourceOf(storage.inventory) : undefined,
     readiness: () => state.ready,
     options: {
       sunsetAt: options.sunsetAt ?? TEST_SUNSET_AT,

@@ -1,0 +1,93 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type InventoryJsonSource, inventoryJsonSourceOf } from '../../src/adapters/http/inventory-json-source.js';
+import { itemPieces } from '../../src/adapters/http/inventory-stream.js';
+import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import type { InventoryQuery } from '../../src/application/ports/inventory-repository.js';
+import { petId } from '../../src/domain/pet-id.js';
+import type { PetStatus } from '../../src/domain/pet-status.js';
+import { quantity } from '../../src/domain/quantity.js';
+import { aPet } from '../support/mothers.js';
+import { type TempDatabase, tempDatabase } from './temp-database.js';
+
+const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
+const LARGEST_ID = 2n ** 63n - 1n;
+
+let temp: TempDatabase;
+let storage: SqliteStorage;
+beforeEach(async () => {
+  temp = await tempDatabase();
+  storage = openSqliteStorage({ path: temp.path });
+});
+afterEach(async () => {
+  await storage.close();
+  await temp.remove();
+});
+
+const collect = async (pieces: AsyncIterable<string>): Promise<string[]> => {
+  const out: string[] = [];
+  for await (const piece of pieces) out.push(piece);
+  return out;
+};
+
+function jsonSource(): InventoryJsonSource {
+  const source = inventoryJsonSourceOf(storage.inventory);
+  if (source === undefined) throw new Error('the SQLite repository writes no JSON of its own');
+  return source;
+}
+
+/** The store's own JSON of `query`, and the JSON written from its items, chunk by chunk. */
+async function bothWays(query?: InventoryQuery): Promise<{ sql: string[]; items: string[] }> {
+  return {
+    sql: await collect(jsonSource().listJson(query)),
+    items: await collect(itemPieces(storage.inventory.list(query))),
+  };
+}
+
+describe('the SQLite store’s own JSON of the inventory list', () => {
+  it('is nothing for an empty store', async () => {
+    expect(await bothWays()).toEqual({ sql: [], items: [] });
+  });
+
+  it('writes, chunk for chunk, the text the HTTP adapter writes from the items: every status, any id', async () => {
+    const ids = [-(2n ** 63n), -1n, 0n, 1n, 2n, 9_007_199_254_740_993n, LARGEST_ID - 1n, LARGEST_ID];
+    await storage.pets.addAll([
+      ...Array.from({ length: 2_345 }, (_, i) =>
+        aPet(1_000 + i * 7, {
+          quantity: quantity((i * 7919) % 2_147_483_647),
+          status: STATUSES[i % 3] as PetStatus,
+        }),
+      ),
+      ...ids.map((id, i) => aPet(id, { quantity: quantity(i === 0 ? 0 : 2_147_483_647), status: 'sold' })),
+    ]);
+    const { sql, items } = await bothWays();
+    expect(sql).toEqual(items);
+    expect(sql.length).toBe(3);
+    expect(sql.at(-1)).toMatch(
+      /\{"petId":9223372036854775806,[^}]*\},\{"petId":9223372036854775807,"quantity":2147483647,"status":"sold"\}$/,
+    );
+    expect(sql.join(',').match(/\{"petId"/g)).toHaveLength(2_353);
+  });
+
+  it('pages as the list does: after an id, at most a limit', async () => {
+    await storage.pets.addAll(Array.from({ length: 1_500 }, (_, i) => aPet(i + 1)));
+    for (const query of [{ after: petId(10n) }, { limit: 1 }, { after: petId(999n), limit: 1_001 }, { limit: 0 }]) {
+      const { sql, items } = await bothWays(query);
+      expect(sql).toEqual(items);
+    }
+    expect((await bothWays({ after: petId(1_499n) })).sql).toEqual([
+      '{"petId":1500,"quantity":5,"status":"available"}',
+    ]);
+    expect((await bothWays({ after: petId(1_500n) })).sql).toEqual([]);
+  });
+
+  it('fails the listing when a stored row is no valid item, as the items do', async () => {
+    await storage.pets.addAll([aPet(1), aPet(2)]);
+    const db = new Database(temp.path);
+    db.pragma('ignore_check_constraints = ON');
+    db.prepare("UPDATE pets SET status = 'lost' WHERE id = 2").run();
+    db.close();
+    await expect(collect(jsonSource().listJson())).rejects.toThrow(/not a valid InventoryItem/);
+    await expect(collect(itemPieces(storage.inventory.list()))).rejects.toThrow();
+  });
+});
