@@ -1,4 +1,5 @@
 import { type CliResult, cliSection } from './cli.js';
+import { earlierSection, readEarlierRun } from './earlier.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
 import { loadAverages, type Machine } from './machine.js';
@@ -131,6 +132,8 @@ export function readme(input: BenchRecord, notes: string): string {
     targetsTable(results),
     '',
     httpSection(results.http, http),
+    '',
+    earlierSection(readEarlierRun(), results.http),
     '',
     limiterSection(results.limiter, settings.limiter),
     '',
