@@ -69,16 +69,22 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
     expect(sql.join(',').match(/\{"petId"/g)).toHaveLength(2_353);
   });
 
-  it('pages as the list does: after an id, at most a limit', async () => {
-    await storage.pets.addAll(Array.from({ length: 1_500 }, (_, i) => aPet(i + 1)));
-    for (const query of [{ after: petId(10n) }, { limit: 1 }, { after: petId(999n), limit: 1_001 }, { limit: 0 }]) {
+  it('pages as the list does: after an id, at most a limit, across negative ids', async () => {
+    // Ids -1,200 to 299: the first chunk ends at -201, so the next one starts after a negative id.
+    await storage.pets.addAll(Array.from({ length: 1_500 }, (_, i) => aPet(i - 1_200)));
+    for (const query of [
+      {},
+      { after: petId(-1_100n) },
+      { limit: 1 },
+      { after: petId(-202n), limit: 1_001 },
+      { limit: 0 },
+    ]) {
       const { sql, items } = await bothWays(query);
       expect(sql).toEqual(items);
     }
-    expect((await bothWays({ after: petId(1_499n) })).sql).toEqual([
-      '{"petId":1500,"quantity":5,"status":"available"}',
-    ]);
-    expect((await bothWays({ after: petId(1_500n) })).sql).toEqual([]);
+    expect((await bothWays()).sql).toHaveLength(2);
+    expect((await bothWays({ after: petId(298n) })).sql).toEqual(['{"petId":299,"quantity":5,"status":"available"}']);
+    expect((await bothWays({ after: petId(299n) })).sql).toEqual([]);
   });
 
   it('fails the listing when a stored row is no valid item, as the items do', async () => {
