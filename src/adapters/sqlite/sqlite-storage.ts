@@ -1,5 +1,4 @@
 import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
-import type { InventoryRepository } from '../../application/ports/inventory-repository.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
@@ -45,7 +44,8 @@ export interface SqliteStorageOptions {
 
 /** Every storage port over one SQLite file, sharing one connection (the writer thread has its own). */
 export interface SqliteStorage {
-  readonly inventory: InventoryRepository;
+  /** The InventoryRepository, which also writes the list's JSON itself (`listJson`). */
+  readonly inventory: SqliteInventoryRepository;
   readonly changes: StockChangeLog;
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
