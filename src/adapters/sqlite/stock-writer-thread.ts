@@ -2,7 +2,13 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
 import type { OpenDatabaseOptions } from './open-database.js';
-import { errorOf, type WriterAnswers, type WriterRequest } from './stock-writer-protocol.js';
+import {
+  errorOf,
+  type WriterAnswers,
+  type WriterRequest,
+  writeRequest,
+  writtenResult,
+} from './stock-writer-protocol.js';
 import type { StockWrites } from './stock-writes.js';
 
 /** The little of a logger the writer needs; a pino logger fits it. */
@@ -14,10 +20,6 @@ interface Waiting {
   resolve(value: StockWriteResult | number): void;
   reject(error: Error): void;
 }
-
-type Ask =
-  | { readonly kind: 'write'; readonly command: StockWrite }
-  | { readonly kind: 'forget'; readonly nowMs: number; readonly max: number };
 
 const HERE = import.meta.url;
 
@@ -74,11 +76,11 @@ export class StockWriterThread implements StockWrites {
   ) {}
 
   write(command: StockWrite): Promise<StockWriteResult> {
-    return this.ask({ kind: 'write', command }) as Promise<StockWriteResult>;
+    return this.ask((id) => writeRequest(id, command)) as Promise<StockWriteResult>;
   }
 
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
-    return this.ask({ kind: 'forget', nowMs, max }) as Promise<number>;
+    return this.ask((id) => ['forget', id, nowMs, max]) as Promise<number>;
   }
 
   close(): Promise<void> {
@@ -86,7 +88,7 @@ export class StockWriterThread implements StockWrites {
     return this.closed;
   }
 
-  private ask(request: Ask): Promise<StockWriteResult | number> {
+  private ask(request: (id: number) => WriterRequest): Promise<StockWriteResult | number> {
     if (this.closed !== undefined) return Promise.reject(new Error('the SQLite store is closed'));
     this.worker ??= this.start();
     const worker = this.worker;
@@ -95,7 +97,7 @@ export class StockWriterThread implements StockWrites {
       this.waiting.set(id, { resolve, reject });
       // The thread holds the process open only while it owes an answer.
       if (this.waiting.size === 1) worker.ref();
-      this.outbox.push({ ...request, id });
+      this.outbox.push(request(id));
       this.schedulePost();
     });
   }
@@ -141,11 +143,12 @@ export class StockWriterThread implements StockWrites {
     this.hooks.onCommitted?.();
     for (const writes of committed) this.hooks.onGroupCommit?.(writes);
     for (const reply of replies) {
-      const waiting = this.waiting.get(reply.id);
+      const waiting = this.waiting.get(reply[1]);
       if (waiting === undefined) continue;
-      this.waiting.delete(reply.id);
-      if ('error' in reply) waiting.reject(errorOf(reply.error));
-      else waiting.resolve(reply.value);
+      this.waiting.delete(reply[1]);
+      if (reply[0] === 'written') waiting.resolve(writtenResult(reply));
+      else if (reply[0] === 'value') waiting.resolve(reply[2]);
+      else waiting.reject(errorOf(reply[2]));
     }
     this.posted -= replies.length;
     this.schedulePost();
@@ -177,7 +180,7 @@ export class StockWriterThread implements StockWrites {
     const exited = once(worker, 'exit');
     // Past any batch still out: the thread takes messages in order, and commits before it closes.
     this.send();
-    worker.postMessage([{ kind: 'close' }] satisfies WriterRequest[]);
+    worker.postMessage([['close']] satisfies WriterRequest[]);
     await exited;
   }
 }

@@ -4,11 +4,18 @@
  * waits for a commit. Every answer is posted after the COMMIT of the transaction that holds it returned.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import type { StockWrite } from '../../application/ports/inventory-repository.js';
 import { GroupCommit } from './group-commit.js';
 import { type OpenDatabaseOptions, openConnection } from './open-database.js';
 import { StockWriter } from './stock-writer.js';
-import { errorData, type WriterAnswers, type WriterReply, type WriterRequest } from './stock-writer-protocol.js';
+import {
+  commandOf,
+  errorData,
+  resultReply,
+  type WriterAnswers,
+  type WriterReply,
+  type WriterRequest,
+} from './stock-writer-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('stock-writer-worker runs in a worker thread, started by StockWriterThread');
@@ -38,22 +45,24 @@ const answer = (reply: WriterReply): void => {
 };
 
 const handle = (request: WriterRequest): void => {
-  switch (request.kind) {
+  switch (request[0]) {
     case 'write': {
-      const { id } = request;
-      batches.submit(request.command).then(
-        (value: StockWriteResult) => answer({ id, value }),
-        (error: unknown) => answer({ id, error: errorData(error) }),
+      const id = request[1];
+      batches.submit(commandOf(request)).then(
+        (result) => answer(resultReply(id, result)),
+        (error: unknown) => answer(['error', id, errorData(error)]),
       );
       return;
     }
-    case 'forget':
+    case 'forget': {
+      const [, id, nowMs, max] = request;
       try {
-        answer({ id: request.id, value: writer.forgetExpiredOutcomes(request.nowMs, request.max) });
+        answer(['value', id, writer.forgetExpiredOutcomes(nowMs, max)]);
       } catch (error) {
-        answer({ id: request.id, error: errorData(error) });
+        answer(['error', id, errorData(error)]);
       }
       return;
+    }
     case 'close':
       batches.flush();
       // The answers of that last batch are posted from promise reactions, which run before this.
