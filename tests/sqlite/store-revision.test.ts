@@ -67,8 +67,9 @@ describe('the inventory stamp of a SQLite store', () => {
       // thread's answer arrives: the read in the turn of the answer must still see each write.
       let reading = true;
       const readEveryTurn = (): void => {
+        if (!reading) return;
         void threaded.inventory.stamp();
-        if (reading) setImmediate(readEveryTurn);
+        setImmediate(readEveryTurn);
       };
       readEveryTurn();
       try {
