@@ -20,10 +20,19 @@ import {
 const port = parentPort;
 if (port === null) throw new Error('stock-writer-worker runs in a worker thread, started by StockWriterThread');
 
+/** The writer's automatic checkpoint threshold, in pages (SQLite's default is 1,000). */
+const WAL_PAGES_BEFORE_CHECKPOINT = 10_000;
+
 // An error here (the file cannot be opened) ends the thread; the store fails the pending writes with it.
 // No migration and no write here: the store migrated the file before starting this thread, and a write
 // would move the store's stamp (PRAGMA data_version) though nothing changed.
 const db = openConnection(workerData as OpenDatabaseOptions);
+// SQLite checkpoints inside the commit that takes the WAL past this many pages, writing every page the
+// WAL holds back to the file (and, with FULL, syncing it) while the writes behind it wait. Stock writes
+// come back to the same pages, so ten times fewer checkpoints write about ten times less: with 1,000,000
+// pets, 12,000 against 9,000 writes a second and half the p99 (measured in this thread, 50 in flight).
+// The WAL grows to about 40 MB between checkpoints, instead of 4.
+db.pragma(`wal_autocheckpoint = ${WAL_PAGES_BEFORE_CHECKPOINT}`);
 const writer = new StockWriter(db);
 // The answers of one batch settle in the same microtask checkpoint, right after its commit: they are
 // gathered and posted as one message, so the store's thread wakes once a batch, not once a write.
