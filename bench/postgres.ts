@@ -184,7 +184,7 @@ async function measureList(
 }
 
 /** The suite's section of bench/README.md, placed at its end. */
-export function postgresSection(result: PostgresResult, settings: PostgresSettings): string {
+export function postgresSection(result: PostgresResult, settings: PostgresSettings, runCommit?: string): string {
   const rows = result.scenarios.map((s) => {
     const cpu = cpuRatios(s);
     return [
@@ -206,8 +206,10 @@ export function postgresSection(result: PostgresResult, settings: PostgresSettin
   return [
     '## Storage: PostgreSQL beside SQLite',
     '',
-    `Measured by \`npm run bench -- --only=postgres --merge\` on ${result.date} (commit ${result.commit}), apart`,
-    'from the run above; `npm run bench` measures it with the rest.',
+    result.commit === runCommit
+      ? `Measured in the run above (commit ${result.commit}).`
+      : `Measured by \`npm run bench -- --only=postgres --merge\` on ${result.date} (commit ${result.commit}), apart ` +
+        'from the run above; `npm run bench` measures it with the rest.',
     '',
     `- The same load as the HTTP section (autocannon, ${CONNECTIONS} connections, ${settings.seconds} s a run, ${settings.rounds} round(s),`,
     '  each against the bare Koa baseline in the same round), on two services with the in-process limiter:',

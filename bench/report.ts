@@ -151,6 +151,6 @@ export function readme(input: BenchRecord, notes: string): string {
     ...(results.cli === undefined ? [] : [cliSection(results.cli), '']),
     ...(results.postgres === undefined || settings.postgres === undefined
       ? []
-      : [postgresSection(results.postgres, settings.postgres), '']),
+      : [postgresSection(results.postgres, settings.postgres, machine.commit), '']),
   ].join('\n');
 }

@@ -19,6 +19,7 @@ import { IssueApiKey } from '../src/application/use-cases/issue-api-key.js';
 import { ListApiKeys } from '../src/application/use-cases/list-api-keys.js';
 import { RevokeApiKey } from '../src/application/use-cases/revoke-api-key.js';
 import { benchPet } from './petstore.js';
+import { procStatusBytes } from './server-process.js';
 
 /** What one import measured. */
 export interface ImportRun {
@@ -35,7 +36,8 @@ async function report(work: () => Promise<void>): Promise<void> {
   const run: ImportRun = {
     seconds: (performance.now() - started) / 1000,
     rssBeforeBytes,
-    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    // VmHWM, not rusage's maxRSS: a spawned child's ru_maxrss starts from its parent's size at the fork.
+    peakRssBytes: procStatusBytes(process.pid, 'VmHWM') ?? process.resourceUsage().maxRSS * 1024,
   };
   process.stdout.write(`${JSON.stringify(run)}\n`);
 }
