@@ -31,7 +31,9 @@ const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
 const cpuCell = (ratios: readonly number[]): string => (ratios.length === 0 ? 'n/a' : ratio(median(ratios)));
 
 function ratioTarget(name: string, measured: number, target: number, cpu: readonly number[]): string[] {
-  return [name, `>= ${ratio(target)}`, ratio(measured), verdict(measured >= target), cpuCell(cpu)];
+  // A miss that rounds to the aim shows its third decimal, so that the row does not contradict itself.
+  const shown = measured < target && ratio(measured) === ratio(target) ? measured.toFixed(3) : ratio(measured);
+  return [name, `>= ${ratio(target)}`, shown, verdict(measured >= target), cpuCell(cpu)];
 }
 
 /**
