@@ -30,7 +30,7 @@ const db = openConnection(workerData as OpenDatabaseOptions);
 // SQLite checkpoints inside the commit that takes the WAL past this many pages, writing every page the
 // WAL holds back to the file (and, with FULL, syncing it) while the writes behind it wait. Stock writes
 // come back to the same pages, so ten times fewer checkpoints write about ten times less: with 1,000,000
-// pets, 12,000 against 9,000 writes a second and half the p99 (measured in this thread, 50 in flight).
+// pets, about 12,800 against 8,800 writes a second and half the p99 (measured in this thread, 50 in flight).
 // The WAL grows to about 40 MB between checkpoints, instead of 4.
 db.pragma(`wal_autocheckpoint = ${WAL_PAGES_BEFORE_CHECKPOINT}`);
 const writer = new StockWriter(db);
