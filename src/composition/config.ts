@@ -127,6 +127,9 @@ const EnvSchema = v.object({
   PETSTORE_METRICS_PORT: v.optional(integer(0, 65_535)),
 });
 
+/** The variables whose values may hold credentials (a URL's user and password): never printed. */
+const SECRET_BEARING: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL']);
+
 /**
  * Reads and validates the configuration. Empty variables count as unset. Throws a ConfigError naming
  * the first bad variable, so a wrong value stops the start instead of surfacing later.
@@ -141,8 +144,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const name = v.getDotPath(issue) ?? 'configuration';
-    // A database URL may carry a password: the message names the variable, never its value.
-    const shown = name === 'DATABASE_URL' ? '(value not shown)' : JSON.stringify(present[name] ?? '');
+    // A database or Redis URL may carry a password: the message names the variable, never its value.
+    const shown = SECRET_BEARING.has(name) ? '(value not shown)' : JSON.stringify(present[name] ?? '');
     throw new ConfigError(`${name}=${shown}: ${issue.message}`);
   }
   const e = parsed.output;

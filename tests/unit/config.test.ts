@@ -74,6 +74,13 @@ describe('configuration from the environment', () => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name}=`));
   });
 
+  it('never prints a Redis URL it refuses, which may hold a password', () => {
+    expect(() => readConfig({ REDIS_URL: 'http://default:s3cret@cache.internal:6379' })).toThrow(
+      /^REDIS_URL=\(value not shown\): must start with redis:\/\/ or rediss:\/\//,
+    );
+    expect(() => readConfig({ REDIS_URL: 'http://default:s3cret@cache.internal:6379' })).not.toThrow(/s3cret/);
+  });
+
   describe('integers follow the one integer rule of the service, as a PATCH quantity does', () => {
     it('reads a whole number by its exact value, however it is spelt', () => {
       expect(
