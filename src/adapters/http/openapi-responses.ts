@@ -54,8 +54,8 @@ export function responses(specs: Responses, extraHeaders: readonly string[] = []
   return out;
 }
 
-// Answers every /v1 operation can give once past routing. A 500 or 503 lists only X-Request-Id: when
-// the limiter itself fails, there is no decision to report.
+// Answers every /v1 operation can give once past routing. A 500 or 503 lists no limit headers: when
+// the limiter itself fails, there is no decision to report. A 503 says when to retry.
 export const UNAUTHORIZED: ResponseSpec = {
   description: 'unauthorized: the API key is missing, malformed, unknown or revoked.',
   headers: [...LIMIT_HEADERS, 'WWW-Authenticate'],
@@ -73,7 +73,7 @@ export const INTERNAL: ResponseSpec = {
 export const UNAVAILABLE: ResponseSpec = {
   description:
     'unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down.',
-  headers: [],
+  headers: ['Retry-After'],
 };
 export const BAD_PET_ID: ResponseSpec = {
   description: 'invalid_pet_id: petId is not a base-10 signed 64-bit integer.',

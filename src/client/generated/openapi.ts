@@ -456,6 +456,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -588,6 +589,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -809,6 +811,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -926,6 +929,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1064,6 +1068,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1142,6 +1147,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1204,6 +1210,7 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
