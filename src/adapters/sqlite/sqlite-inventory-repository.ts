@@ -104,8 +104,8 @@ export class SqliteInventoryRepository implements InventoryRepository {
   /**
    * The same chunks as {@link list}, each as its items' JSON text written by SQLite (see the HTTP
    * adapter's InventoryJsonSource): a string a pet, joined, instead of a bigint, a number, a status and
-   * an item a pet turned into text, which is what most of a long list's time went to (about 0.5 against
-   * 2 µs of CPU a pet: `npm run bench`, scale section). The same short queries, turns and paging as `list`.
+   * an item a pet turned into text, which is what most of a long list's time went to (about 0.5 against 1.1
+   * to 2 µs of CPU a pet: `npm run bench`, scale section). The same short queries, turns and paging as `list`.
    */
   async *listJson(query: InventoryQuery = {}): AsyncIterable<string> {
     let after = query.after;
