@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuRatios, medianRatio, type Scenario } from './http.js';
-import type { LoadRun } from './load.js';
+import { cpuRatios, medianRatio, type Scenario, sideMedian } from './http.js';
 import { loadAverages } from './machine.js';
 import { median, ms, ratio, table } from './stats.js';
 
@@ -18,12 +17,6 @@ export interface EarlierRun {
 export const readEarlierRun = (): EarlierRun =>
   JSON.parse(readFileSync(join(import.meta.dirname, 'earlier-1.0.json'), 'utf8')) as EarlierRun;
 
-/** The service's median of the rounds of one figure, n/a where none was read. */
-function service(s: Scenario, pick: (run: LoadRun) => number | undefined, format: (n: number) => string): string {
-  const values = s.rounds.map((r) => pick(r.service)).filter((v): v is number => v !== undefined);
-  return values.length === 0 ? 'n/a' : format(median(values));
-}
-
 const cpuRatio = (s: Scenario): string => {
   const ratios = cpuRatios(s);
   return ratios.length === 0 ? 'n/a' : ratio(median(ratios));
@@ -39,12 +32,14 @@ export function earlierSection(earlier: EarlierRun, now: readonly Scenario[]): s
     const before = earlier.http.find((e) => e.request === s.request && e.limiter === s.limiter);
     if (before === undefined) return [];
     const serviceCpu = (x: Scenario) =>
-      service(
+      sideMedian(
         x,
+        'service',
         (r) => r.cpuUsPerRequest,
         (n) => n.toFixed(0),
       );
-    const latency = (x: Scenario) => `${service(x, (r) => r.p50Ms, ms)} / ${service(x, (r) => r.p99Ms, ms)}`;
+    const latency = (x: Scenario) =>
+      `${sideMedian(x, 'service', (r) => r.p50Ms, ms)} / ${sideMedian(x, 'service', (r) => r.p99Ms, ms)}`;
     return [
       [
         s.request,

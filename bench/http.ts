@@ -153,13 +153,20 @@ export async function runHttpSuite(
   }
 }
 
+/** One side's median of the rounds of a figure, formatted; n/a where it could not be read. */
+export function sideMedian(
+  s: Scenario,
+  which: 'service' | 'baseline',
+  pick: (run: LoadRun) => number | undefined,
+  format: (n: number) => string,
+): string {
+  const values = s.rounds.map((r) => pick(r[which])).filter((v): v is number => v !== undefined);
+  return values.length === 0 ? 'n/a' : format(median(values));
+}
+
 /** A figure of both sides, service first: `12.5 / 3.0`; n/a where it could not be read. */
 export function both(s: Scenario, pick: (run: LoadRun) => number | undefined, format: (n: number) => string): string {
-  const side = (which: 'service' | 'baseline'): string => {
-    const values = s.rounds.map((r) => pick(r[which])).filter((v): v is number => v !== undefined);
-    return values.length === 0 ? 'n/a' : format(median(values));
-  };
-  return `${side('service')} / ${side('baseline')}`;
+  return `${sideMedian(s, 'service', pick, format)} / ${sideMedian(s, 'baseline', pick, format)}`;
 }
 
 /** Beyond this many times the baseline's p99, the service's p99 is one to explain (bench/notes.md). */

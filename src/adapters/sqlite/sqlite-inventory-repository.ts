@@ -40,6 +40,37 @@ const ITEM_JSON = `'{"petId":' || id || ',"quantity":' || quantity || CASE statu
 /** The petId of an item's JSON text as ITEM_JSON writes it: the digits after `{"petId":`. */
 const petIdOfJson = (json: string): PetId => BigInt(json.slice(9, json.indexOf(',', 9))) as PetId;
 
+/** One page of a listing: what to yield, how many entries it holds, and its last petId. */
+interface Page<T> {
+  readonly chunk: T;
+  readonly count: number;
+  readonly last: PetId;
+}
+
+/**
+ * Walks `query` in keyset pages of at most LIST_CHUNK entries: `read(after, size)` reads the page after
+ * `after` (from the first entry when undefined), or answers undefined when none is left. A page shorter
+ * than asked is the last; the event loop gets a turn between pages.
+ */
+async function* keysetChunks<T>(
+  query: InventoryQuery,
+  read: (after: PetId | undefined, size: number) => Page<T> | undefined,
+): AsyncGenerator<T> {
+  let after = query.after;
+  let left = query.limit ?? Number.POSITIVE_INFINITY;
+  while (left > 0) {
+    const size = Math.min(LIST_CHUNK, left);
+    const page = read(after, size);
+    if (page === undefined) return;
+    left -= page.count;
+    after = page.last;
+    const last = page.count < size;
+    yield page.chunk;
+    if (last) return;
+    await nextTurn();
+  }
+}
+
 /**
  * Stock levels in the `pets` table. Lists walk the table by id in keyset pages, and updates go to a
  * group commit (see StockWrites): each is read, checked, written and recorded (with its idempotency
@@ -82,23 +113,15 @@ export class SqliteInventoryRepository implements InventoryRepository {
    * without being repeated or skipped. Between chunks the event loop gets a turn, so a long list does
    * not stall this process's other requests and writes.
    */
-  async *list(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
-    let after = query.after;
-    let left = query.limit ?? Number.POSITIVE_INFINITY;
-    while (left > 0) {
-      const size = Math.min(LIST_CHUNK, left);
+  list(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
+    return keysetChunks(query, (after, size) => {
       const rows = after === undefined ? this.firstPage.all(size) : this.nextPage.all(after, size);
-      if (rows.length === 0) return;
+      if (rows.length === 0) return undefined;
+      // The rows are garbage once made items, before the yield: what outlives a young-generation
+      // collection is promoted, and a long list would then swell the old space.
       const chunk = rows.map(itemOfRow);
-      // Read before the yield, so that the rows are garbage while the consumer writes the chunk: what
-      // outlives a young-generation collection is promoted, and a long list then swells the old space.
-      const last = rows.length < size;
-      left -= chunk.length;
-      after = (chunk[chunk.length - 1] as InventoryItem).petId;
-      yield chunk;
-      if (last) return;
-      await nextTurn();
-    }
+      return { chunk, count: chunk.length, last: (chunk[chunk.length - 1] as InventoryItem).petId };
+    });
   }
 
   /**
@@ -107,21 +130,13 @@ export class SqliteInventoryRepository implements InventoryRepository {
    * an item a pet turned into text, which is what most of a long list's time went to (about 0.5 against 1.1
    * to 2 µs of CPU a pet: `npm run bench`, scale section). The same short queries, turns and paging as `list`.
    */
-  async *listJson(query: InventoryQuery = {}): AsyncIterable<string> {
-    let after = query.after;
-    let left = query.limit ?? Number.POSITIVE_INFINITY;
-    while (left > 0) {
-      const size = Math.min(LIST_CHUNK, left);
+  listJson(query: InventoryQuery = {}): AsyncIterable<string> {
+    return keysetChunks(query, (after, size) => {
       const items = after === undefined ? this.firstJsonPage.all(size) : this.nextJsonPage.all(after, size);
-      if (items.length === 0) return;
+      if (items.length === 0) return undefined;
       if (items.includes(null)) throw new RangeError('a stored inventory entry is not a valid InventoryItem');
-      left -= items.length;
-      after = petIdOfJson(items[items.length - 1] as string);
-      const last = items.length < size;
-      yield items.join(',');
-      if (last) return;
-      await nextTurn();
-    }
+      return { chunk: items.join(','), count: items.length, last: petIdOfJson(items[items.length - 1] as string) };
+    });
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {
