@@ -119,6 +119,18 @@ const EnvSchema = v.object({
   PETSTORE_REQUEST_TIMEOUT_MS: v.optional(integer(1, 3_600_000), String(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs)),
   PETSTORE_KEEP_ALIVE_TIMEOUT_MS: v.optional(integer(1, 600_000), String(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs)),
   PETSTORE_MAX_CONNECTIONS: v.optional(integer(1, 1_000_000), String(DEFAULT_CONNECTION_LIMITS.maxConnections)),
+  PETSTORE_MAX_CONNECTIONS_PER_ADDRESS: v.optional(
+    integer(1, 1_000_000),
+    String(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
+  ),
+  PETSTORE_MAX_PIPELINED_REQUESTS: v.optional(
+    integer(0, 1_000),
+    String(DEFAULT_CONNECTION_LIMITS.maxPipelinedRequests),
+  ),
+  PETSTORE_INACTIVITY_TIMEOUT_MS: v.optional(
+    integer(1, 3_600_000),
+    String(DEFAULT_CONNECTION_LIMITS.inactivityTimeoutMs),
+  ),
   PETSTORE_KEY_CACHE_MS: v.optional(integer(0, 1_000), '500'),
   PETSTORE_IDEMPOTENCY_TTL_SECONDS: v.optional(integer(60, 604_800), '86400'),
   PETSTORE_REQUIRE_IF_MATCH: v.optional(v.picklist(['true', 'false']), 'false'),
@@ -196,6 +208,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       requestTimeoutMs: e.PETSTORE_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.PETSTORE_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.PETSTORE_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.PETSTORE_MAX_CONNECTIONS_PER_ADDRESS,
+      maxPipelinedRequests: e.PETSTORE_MAX_PIPELINED_REQUESTS,
+      inactivityTimeoutMs: e.PETSTORE_INACTIVITY_TIMEOUT_MS,
     },
     keyCacheMs: e.PETSTORE_KEY_CACHE_MS,
     idempotencyTtlMs: e.PETSTORE_IDEMPOTENCY_TTL_SECONDS * 1000,

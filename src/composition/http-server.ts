@@ -1,13 +1,15 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { clientErrorResponse } from '../adapters/http/client-error.js';
 import { deferContinue } from '../adapters/http/expect-continue.js';
+import { capConnectionsPerAddress, endThenDestroy, oneRequestAtATime } from './connection-guards.js';
 
 /**
- * How long a client may take, and how many connections may be open at once. Node's defaults (60 s for
- * the headers, 300 s for a request, checked every 30 s, no cap on connections) let one slow client hold
- * hundreds of connections for over a minute, or one request for five.
+ * How long a client may take, and how many connections and requests it may hold at once. Node's
+ * defaults (60 s for the headers, 300 s for a request, checked every 30 s, no cap on connections, every
+ * pipelined request started at once) let one slow client hold hundreds of connections for over a
+ * minute, one request for five, or make the server build answers it never reads.
  */
 export interface ConnectionLimits {
   /** Until the request's headers have all arrived; then 408. */
@@ -18,6 +20,18 @@ export interface ConnectionLimits {
   readonly keepAliveTimeoutMs: number;
   /** Connections past this many are closed as soon as they are accepted, without an answer. */
   readonly maxConnections: number;
+  /** The same, counted per client address (the socket's: behind a proxy, the proxy's). */
+  readonly maxConnectionsPerAddress: number;
+  /**
+   * How many requests a connection may pipeline ahead of the one being answered; one more and the
+   * connection is closed. They run one at a time, in order.
+   */
+  readonly maxPipelinedRequests: number;
+  /**
+   * How long a connection may carry no traffic at all while a request is being read or answered (a
+   * client that stopped reading its answer); then it is closed.
+   */
+  readonly inactivityTimeoutMs: number;
 }
 
 /** The limits of a production server. */
@@ -26,7 +40,13 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 4_000,
+  maxConnectionsPerAddress: 256,
+  maxPipelinedRequests: 32,
+  inactivityTimeoutMs: 30_000,
 };
+
+/** How long a refused socket is kept after its answer, for the client to read it: then it is destroyed. */
+const REFUSED_SOCKET_LINGER_MS = 2_000;
 
 /** The listening server's lifecycle: readiness, and a drain that lets in-flight requests finish. */
 export interface RunningServer {
@@ -52,10 +72,7 @@ export interface ListenOptions {
 }
 
 /** Listens with `handler` and returns once the socket is bound. */
-export async function listen(
-  handler: Parameters<typeof createServer>[1],
-  options: ListenOptions,
-): Promise<RunningServer> {
+export async function listen(handler: RequestListener, options: ListenOptions): Promise<RunningServer> {
   let draining = false;
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
   const server = createServer(
@@ -68,10 +85,13 @@ export async function listen(
       // The app refuses a missing Host itself, with its Error body instead of Node's bare 400.
       requireHostHeader: false,
     },
-    handler,
+    oneRequestAtATime(handler, limits.maxPipelinedRequests),
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
+  // With no listener for 'timeout', Node destroys a socket that has been silent this long.
+  server.timeout = limits.inactivityTimeoutMs;
+  capConnectionsPerAddress(server, limits.maxConnectionsPerAddress);
   deferContinue(server);
   server.prependListener('request', (_req, res) => {
     // While draining, each response tells its client to open a new connection (to another instance).
@@ -85,7 +105,7 @@ export async function listen(
   server.on('clientError', (error: Error & { code?: string }, socket) => {
     const response = socket.writable ? clientErrorResponse(error) : undefined;
     if (response === undefined) socket.destroy();
-    else socket.end(response);
+    else endThenDestroy(socket, response, REFUSED_SOCKET_LINGER_MS);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

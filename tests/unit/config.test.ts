@@ -107,12 +107,15 @@ describe('configuration from the environment', () => {
 });
 
 describe('the connection limits', () => {
-  it('default to 10 s for the headers, 30 s for a request, 5 s of keep-alive and 4,000 connections', () => {
+  it('default to 10 s for the headers, 30 s for a request, 5 s of keep-alive, 4,000 connections, 256 an address, 32 pipelined and 30 s without traffic', () => {
     expect(readConfig({}).connectionLimits).toEqual({
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
       maxConnections: 4_000,
+      maxConnectionsPerAddress: 256,
+      maxPipelinedRequests: 32,
+      inactivityTimeoutMs: 30_000,
     });
   });
 
@@ -122,12 +125,18 @@ describe('the connection limits', () => {
       PETSTORE_REQUEST_TIMEOUT_MS: '4000',
       PETSTORE_KEEP_ALIVE_TIMEOUT_MS: '1000',
       PETSTORE_MAX_CONNECTIONS: '100',
+      PETSTORE_MAX_CONNECTIONS_PER_ADDRESS: '10',
+      PETSTORE_MAX_PIPELINED_REQUESTS: '0',
+      PETSTORE_INACTIVITY_TIMEOUT_MS: '7000',
     });
     expect(c.connectionLimits).toEqual({
       headersTimeoutMs: 2_000,
       requestTimeoutMs: 4_000,
       keepAliveTimeoutMs: 1_000,
       maxConnections: 100,
+      maxConnectionsPerAddress: 10,
+      maxPipelinedRequests: 0,
+      inactivityTimeoutMs: 7_000,
     });
   });
 

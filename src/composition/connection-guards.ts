@@ -1,0 +1,102 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+/**
+ * Closes every connection past `max` open ones from the same client address as soon as it is accepted,
+ * without an answer, as the global cap does: one client must not be able to take every connection the
+ * server will hold. Behind a proxy every connection comes from the proxy's address, so there the proxy
+ * caps each client instead (deploy/nginx) and this cap is set at least as high as the global one.
+ */
+export function capConnectionsPerAddress(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  // First, before Node's HTTP listener sets the connection up: a refused one costs nothing more.
+  server.prependListener('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
+/**
+ * Writes `response` and half-closes the socket, then destroys it after `lingerMs` whether or not the
+ * client has read the answer or closed its side: a socket that is only ended stays open (and holds a
+ * descriptor and a place under the connection caps) for as long as the client keeps it.
+ */
+export function endThenDestroy(socket: Duplex, response: string, lingerMs: number): void {
+  socket.end(response);
+  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
+interface ConnectionQueue {
+  /** Whether a request of this connection is being handled (started and not yet answered). */
+  busy: boolean;
+  /** The pipelined requests that arrived meanwhile, in order. */
+  readonly waiting: Array<readonly [IncomingMessage, ServerResponse]>;
+}
+
+/**
+ * Runs the requests of one connection one at a time: Node hands the app every request a client
+ * pipelines as soon as it is parsed, before the ones ahead of it are answered, so that a PATCH and the
+ * GET behind it race (RFC 9112 9.3.2 allows only safe requests to run in parallel), and a client that
+ * pipelines without reading makes the server build answers nobody collects. Here a request starts
+ * once the one ahead of it has been written out (its response's `finish`); when the connection closes,
+ * the requests still waiting are dropped unprocessed. A connection with more than `maxWaiting` requests
+ * waiting is destroyed: a client that far ahead of its answers is not reading them.
+ */
+export function oneRequestAtATime(handler: RequestListener, maxWaiting: number): RequestListener {
+  const queues = new WeakMap<Socket, ConnectionQueue>();
+
+  const start = (queue: ConnectionQueue, req: IncomingMessage, res: ServerResponse): void => {
+    queue.busy = true;
+    let done = false;
+    const next = (): void => {
+      if (done) return;
+      done = true;
+      queue.busy = false;
+      const following = queue.waiting.shift();
+      if (following === undefined) return;
+      if (req.socket.destroyed) {
+        queue.waiting.length = 0;
+        return;
+      }
+      start(queue, ...following);
+    };
+    // `finish` once the answer is handed to the socket; `close` alone when the connection went first.
+    res.once('finish', next);
+    res.once('close', next);
+    handler(req, res);
+  };
+
+  return (req, res) => {
+    const socket = req.socket;
+    let queue = queues.get(socket);
+    if (queue === undefined) {
+      const created: ConnectionQueue = { busy: false, waiting: [] };
+      queues.set(socket, created);
+      socket.once('close', () => {
+        created.waiting.length = 0;
+      });
+      queue = created;
+    }
+    if (!queue.busy) return start(queue, req, res);
+    if (socket.destroyed) return;
+    if (queue.waiting.length >= maxWaiting) {
+      queue.waiting.length = 0;
+      socket.destroy();
+      return;
+    }
+    queue.waiting.push([req, res]);
+  };
+}
