@@ -4,6 +4,7 @@ import type { Authenticate } from '../../application/use-cases/authenticate.js';
 import type { Principal } from '../../domain/api-key.js';
 import { PLAN_POLICIES } from '../../domain/plan.js';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
+import { DOCS_PATHS } from './docs-page.js';
 import { sendError } from './error-response.js';
 import type { HttpContext, HttpMiddleware } from './http-context.js';
 import { fieldLineCount } from './protocol-checks.js';
@@ -22,10 +23,16 @@ export const API_BASE_PATH = '/v1';
 /** The OpenAPI document: readable without a key (tools fetch it), yet limited like every /v1 request. */
 export const OPEN_API_PATHS: ReadonlySet<string> = new Set([`${API_BASE_PATH}/openapi.json`]);
 
+/** What needs no key, yet is limited (per client address, without one): the document and the docs page. */
+const isOpenPath = (path: string): boolean => OPEN_API_PATHS.has(path) || DOCS_PATHS.has(path);
+
 // RFC 6750 `b64token` after the case-insensitive scheme word; Node has already trimmed the value.
 const BEARER = /^bearer +(\S+)$/i;
 
 const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`) || path === API_BASE_PATH;
+
+/** What the guard limits: the API, and the docs page, whose renderer is megabytes a request. */
+const isLimitedPath = (path: string): boolean => isApiPath(path) || DOCS_PATHS.has(path);
 
 async function principalOf(authenticate: Authenticate, header: string | undefined): Promise<Principal | undefined> {
   const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
@@ -45,7 +52,7 @@ function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string)
 }
 
 /**
- * Authenticates and rate-limits every request under /v1, before routing, so that unknown routes and
+ * Authenticates and rate-limits every request under /v1 (and of the docs page), before routing, so that unknown routes and
  * wrong methods carry the limit headers too. A valid key is limited under its own policy and never by
  * its address; a request without one is limited per client address with the free plan's numbers (so
  * a 401 carries the headers, and the open document cannot be hammered), then refused with 401 unless
@@ -55,7 +62,7 @@ function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string)
 export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
   const { authenticate, admitRequest, clock } = deps;
   return async (ctx, next) => {
-    if (!isApiPath(ctx.path)) return next();
+    if (!isLimitedPath(ctx.path)) return next();
     const ambiguous = fieldLineCount(ctx.req, 'authorization') > 1;
     const principal = ambiguous ? undefined : await principalOf(authenticate, ctx.req.headers.authorization);
     const subject = principal === undefined ? `ip:${ctx.ip}` : `key:${principal.keyId}`;
@@ -70,7 +77,7 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
     if (decision.outcome !== 'admitted') {
       return sendRefusal(ctx, decision, principal === undefined ? 'this client address' : 'this API key');
     }
-    if (principal !== undefined || OPEN_API_PATHS.has(ctx.path)) return next();
+    if (principal !== undefined || isOpenPath(ctx.path)) return next();
     sendError(
       ctx,
       'unauthorized',

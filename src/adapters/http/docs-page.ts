@@ -12,6 +12,9 @@ export function scalarBundlePath(): string {
   return path;
 }
 
+/** The paths of the API reference page and its scripts: open to all, limited per client address. */
+export const DOCS_PATHS: ReadonlySet<string> = new Set(['/docs', '/docs/init.js', '/docs/scalar.js']);
+
 /**
  * What the page may load: its own scripts and the document from this origin, nothing from elsewhere.
  * Styles may be inline because the renderer inserts its own style elements as it runs (some without a

@@ -1,36 +1,54 @@
-import { createReadStream } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type Router from '@koa/router';
 import { DOCS_CSP, DOCS_HTML, DOCS_INIT_JS, scalarBundlePath } from './docs-page.js';
-import type { HttpContext, HttpState, RoutedContext } from './http-context.js';
+import type { HttpState, RoutedContext } from './http-context.js';
+import { StaticAsset } from './static-asset.js';
 
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
 
-function setPageHeaders(ctx: HttpContext, contentType: string): void {
-  ctx.res.setHeader('Content-Type', contentType);
-  ctx.res.setHeader('Content-Security-Policy', DOCS_CSP);
-  ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
-  ctx.res.setHeader('Referrer-Policy', 'no-referrer');
+interface DocsAssets {
+  readonly page: StaticAsset;
+  readonly init: StaticAsset;
+  readonly renderer: StaticAsset;
+}
+
+let assets: DocsAssets | undefined;
+
+/**
+ * The three files, read once per process (every app of a process serves the same bytes, and their
+ * compressed forms are made once): the renderer's bundle is 4.3 MB, which a stream from disk per request
+ * would read again each time and hold a descriptor for.
+ */
+function docsAssets(): DocsAssets {
+  assets ??= {
+    page: new StaticAsset(Buffer.from(DOCS_HTML), 'text/html; charset=utf-8'),
+    init: new StaticAsset(Buffer.from(DOCS_INIT_JS), JAVASCRIPT),
+    renderer: new StaticAsset(readFileSync(scalarBundlePath()), JAVASCRIPT),
+  };
+  return assets;
 }
 
 /**
- * GET /docs, the API reference page, and the two scripts it loads, all from this service: outside /v1,
- * so no key and no limit, like the document it renders. The renderer's bundle is found when the app is
- * built, so a missing install stops the start rather than the first reader.
+ * GET /docs, the API reference page, and the two scripts it loads, all from this service and from
+ * memory: outside /v1, so no key is needed, but limited per client address like every request without
+ * one (api-guard). The renderer's bundle is read when the app is built, so a missing install stops the
+ * start rather than the first reader.
  */
 export function addDocsRoutes(router: Router<HttpState, RoutedContext>): void {
-  const bundle = scalarBundlePath();
-  router.get('/docs', (ctx) => {
-    setPageHeaders(ctx, 'text/html; charset=utf-8');
-    ctx.body = DOCS_HTML;
-  });
-  router.get('/docs/init.js', (ctx) => {
-    setPageHeaders(ctx, JAVASCRIPT);
-    ctx.body = DOCS_INIT_JS;
-  });
-  router.get('/docs/scalar.js', (ctx) => {
-    setPageHeaders(ctx, JAVASCRIPT);
-    // Four megabytes, the same until the package is upgraded: streamed from disk, cached an hour.
-    ctx.res.setHeader('Cache-Control', 'public, max-age=3600');
-    ctx.body = createReadStream(bundle);
-  });
+  const { page, init, renderer } = docsAssets();
+  const routes: ReadonlyArray<readonly [string, StaticAsset, string]> = [
+    ['/docs', page, 'no-cache'],
+    ['/docs/init.js', init, 'no-cache'],
+    // The same until the package is upgraded; then its entity tag changes with it.
+    ['/docs/scalar.js', renderer, 'public, max-age=3600'],
+  ];
+  for (const [path, asset, cacheControl] of routes) {
+    router.get(path, (ctx) => {
+      ctx.res.setHeader('Content-Security-Policy', DOCS_CSP);
+      ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
+      ctx.res.setHeader('Referrer-Policy', 'no-referrer');
+      ctx.res.setHeader('Cache-Control', cacheControl);
+      return asset.send(ctx);
+    });
+  }
 }
