@@ -2,7 +2,7 @@ import { ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { FailoverRateLimiter } from '../adapters/failover/failover-rate-limiter.js';
 import { createMetricsApp } from '../adapters/http/metrics-app.js';
-import type { HttpMetrics } from '../adapters/http/request-metrics.js';
+import { cachedExposition, type HttpMetrics, METRICS_MAX_AGE_MS } from '../adapters/http/request-metrics.js';
 import type { ServiceMetrics } from '../adapters/prometheus/service-metrics.js';
 import type { Config } from './config.js';
 import { listen, type RunningServer } from './http-server.js';
@@ -39,10 +39,22 @@ export const metricsModule = (metrics: ServiceMetrics) =>
     });
   });
 
-/** What the HTTP app gets of the metrics: every request observed, and GET /metrics unless it is served apart. */
-export const httpMetricsOf = (metrics: ServiceMetrics, config: Pick<Config, 'metricsPort'>): HttpMetrics =>
+/**
+ * What the HTTP app gets of the metrics: every request observed, and GET /metrics unless it is served
+ * apart. On the API's port, which anyone can reach, the text is rendered at most once per `maxAgeMs`
+ * (a second, unless a test asks for every rendering to be fresh); the listener of its own renders on
+ * every request, as only the operator's scraper reaches it.
+ */
+export const httpMetricsOf = (
+  metrics: ServiceMetrics,
+  config: Pick<Config, 'metricsPort'>,
+  maxAgeMs = METRICS_MAX_AGE_MS,
+): HttpMetrics =>
   config.metricsPort === undefined
-    ? { requests: metrics.requests, exposition: metrics.exposition }
+    ? {
+        requests: metrics.requests,
+        exposition: maxAgeMs === 0 ? metrics.exposition : cachedExposition(metrics.exposition, undefined, maxAgeMs),
+      }
     : { requests: metrics.requests };
 
 /**

@@ -36,7 +36,8 @@ export async function startMeteredService(options: MeteredOptions): Promise<Mete
     modules: [
       ...(options.modules?.(config) ?? []),
       metricsModule(metrics),
-      httpModule(config, { ready: true }, () => [], httpMetricsOf(metrics, config)),
+      // Every reading fresh: these tests read the counters right after the requests they count.
+      httpModule(config, { ready: true }, () => [], httpMetricsOf(metrics, config, 0)),
     ],
   });
   const server: Server = createServer(resolve(container, HTTP_APP).callback());

@@ -57,7 +57,41 @@ export function requestMetrics(observer: RequestObserver, router: AppRouter): Ht
   };
 }
 
-/** GET /metrics: outside /v1, so no key and no limit; keep it from the public behind the proxy. */
+/** How long one rendering of the metrics is served again: at most one rendering a second. */
+export const METRICS_MAX_AGE_MS = 1_000;
+
+/**
+ * The exposition, rendered at most once per `maxAgeMs` (of `nowMs`, a monotonic clock): every request
+ * within that time shares one rendering, a pending one included. /metrics needs no key, so without this
+ * any client could make the server render the whole registry as fast as it can send requests.
+ */
+export function cachedExposition(
+  exposition: MetricsExposition,
+  nowMs: () => number = () => performance.now(),
+  maxAgeMs = METRICS_MAX_AGE_MS,
+): MetricsExposition {
+  let rendered: { readonly atMs: number; readonly text: Promise<string> } | undefined;
+  return {
+    contentType: exposition.contentType,
+    text: () => {
+      const now = nowMs();
+      if (rendered === undefined || now - rendered.atMs >= maxAgeMs) {
+        const text = exposition.text();
+        rendered = { atMs: now, text };
+        // A failed rendering is not served again: the next request tries anew.
+        text.catch(() => {
+          if (rendered?.text === text) rendered = undefined;
+        });
+      }
+      return rendered.text;
+    },
+  };
+}
+
+/**
+ * GET /metrics: outside /v1, so no key and no limit (on the API's port, the exposition given is a
+ * {@link cachedExposition}); keep it from the public behind the proxy (deploy/nginx refuses it).
+ */
 export function addMetricsRoute(router: AppRouter, exposition: MetricsExposition): void {
   router.get('/metrics', async (ctx) => {
     const text = await exposition.text();
