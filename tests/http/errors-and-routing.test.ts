@@ -148,10 +148,13 @@ describe('the request id', () => {
     await fx.close();
   });
 
-  it.each(['abc-123', 'A.b_C-9', 'x'.repeat(128), '0'])('echoes a sane one: %s', async (id) => {
-    const response = await fx.call('/v1/inventory', { headers: { 'x-request-id': id } });
-    expect(response.headers.get('x-request-id')).toBe(id);
-  });
+  it.each(['abc-123', 'A.b_C-9', 'x.'.repeat(64), '0', `${'a'.repeat(39)}-${'b'.repeat(39)}`])(
+    'echoes a sane one: %s',
+    async (id) => {
+      const response = await fx.call('/v1/inventory', { headers: { 'x-request-id': id } });
+      expect(response.headers.get('x-request-id')).toBe(id);
+    },
+  );
 
   it.each([
     ['one too long', 'x'.repeat(129)],
@@ -159,6 +162,10 @@ describe('the request id', () => {
     ['one with a semicolon', 'a;b'],
     ['one with a quote', 'a"b'],
     ['an empty one', ''],
+    ['an API key', `psk_${'A1b2C3d4E5'.repeat(4)}`],
+    ['an API key in other casing', `PSK_${'A1b2C3d4E5'.repeat(4)}`],
+    ['a key without its prefix', 'A1b2C3d4E5'.repeat(4)],
+    ['one holding a key without its prefix', `trace-${'A1b2C3d4E5'.repeat(4)}-1`],
   ])('replaces %s with a new UUID', async (_, id) => {
     const response = await fx.call('/livez', { headers: { 'x-request-id': id } });
     expect(response.headers.get('x-request-id')).toMatch(

@@ -9,19 +9,24 @@ export const LOGGED_PATH_MAX = 200;
 // spelled as %70sk_... is still found by the redaction below.
 const ENCODED_WORD_CHARACTER = /%(?:3[0-9]|[46][1-9a-f]|[57][0-9a]|5f)/gi;
 const API_KEY = /psk_[A-Za-z0-9]*/gi;
+// A key's body sent without its prefix: 40 base62 characters in a row (no route has such a segment).
+const BARE_KEY_BODY = /[A-Za-z0-9]{40,}/g;
 
 const decodeWordCharacter = (encoded: string): string => String.fromCharCode(Number.parseInt(encoded.slice(1), 16));
 
 /**
  * A path that no route took, made safe for the log: cut to {@link LOGGED_PATH_MAX} characters and with
- * every `psk_` token replaced, so neither a client's 16 KB of junk nor a key sent in the path ends up
- * in it.
+ * every `psk_` token and every run of 40 or more letters and digits (a key without its prefix) replaced,
+ * so neither a client's 16 KB of junk nor a key sent in the path ends up in it.
  */
 export function loggablePath(path: string): string {
   // Cut before decoding and redacting, so the work is bounded too; the extra margin leaves room for a
   // key spelled out in escapes to be seen whole before the final cut.
   const head = path.length > LOGGED_PATH_MAX * 4 ? path.slice(0, LOGGED_PATH_MAX * 4) : path;
-  const redacted = head.replace(ENCODED_WORD_CHARACTER, decodeWordCharacter).replace(API_KEY, 'psk_[redacted]');
+  const redacted = head
+    .replace(ENCODED_WORD_CHARACTER, decodeWordCharacter)
+    .replace(API_KEY, 'psk_[redacted]')
+    .replace(BARE_KEY_BODY, '[redacted]');
   return redacted.length > LOGGED_PATH_MAX || head !== path ? `${redacted.slice(0, LOGGED_PATH_MAX - 1)}…` : redacted;
 }
 

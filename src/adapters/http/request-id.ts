@@ -4,6 +4,12 @@ import { randomUUID } from 'node:crypto';
 // so nothing that could split a header, forge a log field or bloat either is taken over.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** The id of a request: the client's X-Request-Id when it is sane, otherwise a new UUID. */
+/**
+ * What an API key looks like, with or without its `psk_` prefix: 40 or more letters and digits in a
+ * row. A client that pastes its key into the wrong header must not have it echoed and logged.
+ */
+const KEY_LIKE = /psk_|[A-Za-z0-9]{40}/i;
+
+/** The id of a request: the client's X-Request-Id when it is sane and holds nothing like a key, otherwise a new UUID. */
 export const requestIdOf = (sent: string | string[] | undefined): string =>
-  typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+  typeof sent === 'string' && SANE_REQUEST_ID.test(sent) && !KEY_LIKE.test(sent) ? sent : randomUUID();
