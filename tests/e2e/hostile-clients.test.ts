@@ -116,6 +116,23 @@ describe('Expect: 100-continue', () => {
     expect(finalResponse(out).status).toBe(200);
     socket.destroy();
   });
+
+  it('answers 413 at once, without 100 Continue, when the declared length is over the limit', async () => {
+    const socket = await openSocket(app.port);
+    let out = '';
+    socket.setEncoding('utf8').on('data', (t: string) => {
+      out += t;
+    });
+    socket.on('error', () => {});
+    socket.write(patchHead([`Authorization: Bearer ${key}`, 'Expect: 100-continue'], 16 * 1024 + 1));
+    await expect.poll(() => out).toMatch(/\r\n\r\n\{.*\}$/);
+    expect(out).not.toMatch(/HTTP\/1\.1 100/);
+    const response = finalResponse(out);
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'payload_too_large', status: 413 });
+    expect(response.headers.get('connection')).toBe('close');
+    socket.destroy();
+  });
 });
 
 describe('Content-Encoding: identity in any casing', () => {

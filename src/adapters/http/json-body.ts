@@ -28,7 +28,7 @@ export const requireJsonBody: RouteMiddleware = (ctx, next) => {
  * Reads a JSON body of at most `limitBytes` with koa-bodyparser (past the limit: 413). It is read as
  * text, not parsed there: JSON.parse would round large numbers, so `jsonBodyOf` parses it losslessly.
  * Runs after `requireJsonBody`, and after the guard: only now is a waiting client told to send its body
- * (100 Continue).
+ * (100 Continue), and only when the length it declared is within the limit.
  */
 export const readJsonBody = (limitBytes: number): RouteMiddleware => {
   const read = bodyParser({
@@ -40,6 +40,10 @@ export const readJsonBody = (limitBytes: number): RouteMiddleware => {
     // `requireJsonBody` let only identity through, in any casing; the reader below knows the lower-case
     // spelling alone and would refuse the others as an unknown encoding. Identity is no encoding at all.
     delete ctx.req.headers['content-encoding'];
+    // A body declared too long is refused before a waiting client is invited to send it (100 Continue).
+    if (Number(ctx.req.headers['content-length']) > limitBytes) {
+      return sendError(ctx, 'payload_too_large', `the body is larger than ${limitBytes} bytes`);
+    }
     sendContinue(ctx.req, ctx.res);
     return read(ctx, next);
   };
