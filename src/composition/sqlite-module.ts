@@ -2,7 +2,7 @@ import { ContainerModule } from 'inversify';
 import { CachedApiKeyStore } from '../adapters/shared/cached-api-key-store.js';
 import { openSqliteStorage, type SqliteStorage } from '../adapters/sqlite/sqlite-storage.js';
 import type { Config } from './config.js';
-import { bindResolved, type Closeable, TOKENS, token } from './tokens.js';
+import { bindResolved, type Closeable, type HealthCheck, TOKENS, token } from './tokens.js';
 
 /** The SQLite storage itself, for what needs more of the file than the ports (the limiter's snapshot). */
 export const SQLITE = token<SqliteStorage>('SqliteStorage');
@@ -22,6 +22,11 @@ export const sqliteStorageModule = (config: Config, writer: 'inline' | 'worker')
         writer,
         logger,
         onGroupCommit: (updates) => instrumentation.groupCommit(updates),
+        onHealthChange: (healthy, cause) => {
+          const database = `PETSTORE_DB=${config.dbPath}`;
+          if (healthy) logger.info({ database }, 'sqlite written again; stock writes succeed');
+          else logger.error({ database, err: cause }, 'sqlite cannot be written; stock writes answer 503');
+        },
       }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
@@ -38,4 +43,11 @@ export const sqliteStorageModule = (config: Config, writer: 'inline' | 'worker')
     );
     bindResolved(options, TOKENS.storageIsEmpty, [SQLITE], (s) => () => s.isEmpty());
     bindResolved(options, TOKENS.closeables, [SQLITE], (s): Closeable => ({ name: 'sqlite', close: () => s.close() }));
+    // Critical: an instance whose file cannot take a write leaves the rotation until one succeeds again.
+    bindResolved(
+      options,
+      TOKENS.healthChecks,
+      [SQLITE],
+      (s): HealthCheck => ({ name: 'sqlite', healthy: () => s.healthy(), critical: true }),
+    );
   });

@@ -77,7 +77,7 @@ describe.skipIf(!hasRedisServer)('two service processes sharing one Redis', () =
   it('report Redis up in /readyz', async () => {
     for (const instance of [a, b]) {
       const ready = await fetch(`${instance.url}/readyz`);
-      expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: 'up' } });
+      expect(await ready.json()).toEqual({ status: 'ready', checks: { sqlite: 'up', redis: 'up' } });
     }
   });
 

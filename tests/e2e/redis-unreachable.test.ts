@@ -46,7 +46,7 @@ describe('a service whose Redis is unreachable', () => {
     expect(res.headers.get('x-ratelimit-remaining')).toBe('59');
     const ready = await fetch(`${s.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: 'down' } });
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { sqlite: 'up', redis: 'down' } });
   });
 
   it('fails closed when configured: 503 unavailable with the Error body, and not ready', async () => {

@@ -160,19 +160,47 @@ describe.each(['inline', 'worker'] as const)('the group commit of stock writes (
     expect(quantityOnDisk(1)).toBe(29);
   });
 
-  it('waits for another connection’s write lock no longer than the busy timeout, and says SQLITE_BUSY', async () => {
+  it('waits for another connection’s write lock no longer than the busy timeout, then is unavailable (SQLITE_BUSY)', async () => {
     const storage = open({ writer, busyTimeoutMs: 50 });
     await storage.pets.addAll([aPet(1)]);
     const other = new Database(temp.path);
     other.exec('BEGIN IMMEDIATE');
     try {
       await expect(storage.inventory.write(setStock(1n, 6))).rejects.toMatchObject({
-        code: 'SQLITE_BUSY',
+        code: 'unavailable',
+        message: `${temp.path}: database is locked`,
+        cause: { code: 'SQLITE_BUSY' },
       });
     } finally {
       other.exec('ROLLBACK');
       other.close();
     }
+  });
+
+  it('reports itself unhealthy from a write the file refused until a write succeeds, telling each change once', async () => {
+    const changes: Array<readonly [boolean, string | undefined]> = [];
+    const storage = open({
+      writer,
+      busyTimeoutMs: 20,
+      onHealthChange: (healthy, cause) => changes.push([healthy, cause?.message]),
+    });
+    await storage.pets.addAll([aPet(1)]);
+    expect(storage.healthy()).toBe(true);
+    const other = new Database(temp.path);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      for (const quantity of [6, 7]) await expect(storage.inventory.write(setStock(1n, quantity))).rejects.toThrow();
+      expect(storage.healthy()).toBe(false);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await storage.inventory.write(setStock(1n, 8));
+    expect(storage.healthy()).toBe(true);
+    expect(changes).toEqual([
+      [false, `${temp.path}: database is locked`],
+      [true, undefined],
+    ]);
   });
 
   it('tells onGroupCommit how many writes each group commit carried, once it is committed', async () => {

@@ -37,9 +37,12 @@ function createFolders(dir: string): void {
  */
 function described(error: unknown, options: OpenDatabaseOptions): unknown {
   if (!(error instanceof Error) || typeof (error as { code?: unknown }).code !== 'string') return error;
-  const where = options.setting === undefined ? options.path : `${options.setting}=${options.path}`;
-  return new Error(`${where}: ${error.message}`, { cause: error });
+  return new Error(`${fileNamed(options)}: ${error.message}`, { cause: error });
 }
+
+/** The file as errors and logs name it: `PETSTORE_DB=./data/petstore.db`, or the path alone. */
+export const fileNamed = (options: Pick<OpenDatabaseOptions, 'path' | 'setting'>): string =>
+  options.setting === undefined ? options.path : `${options.setting}=${options.path}`;
 
 /**
  * Writes the schema version the file already holds: the cheapest write there is. Read and written in

@@ -2,7 +2,7 @@ import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
-import { type OpenDatabaseOptions, openDatabase } from './open-database.js';
+import { fileNamed, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
 import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
 import { SqliteLimiterSnapshot } from './sqlite-limiter-snapshot.js';
@@ -12,6 +12,7 @@ import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
 import { type StockWriterLogger, StockWriterThread } from './stock-writer-thread.js';
 import { InlineStockWrites, type StockWrites } from './stock-writes.js';
 import { StoreRevision } from './store-revision.js';
+import { WatchedStockWrites, type WriteHealthListener } from './write-health.js';
 
 /** How to open the database file. */
 export interface SqliteStorageOptions {
@@ -40,6 +41,11 @@ export interface SqliteStorageOptions {
    * thread whichever writer committed it.
    */
   readonly onGroupCommit?: (updates: number) => void;
+  /**
+   * Told when stock writes start failing because the file cannot be written (disk full, read-only, I/O
+   * error, locked past the busy timeout), with the error naming the file, and when one succeeds again.
+   */
+  readonly onHealthChange?: WriteHealthListener;
 }
 
 /** Every storage port over one SQLite file, sharing one connection (the writer thread has its own). */
@@ -54,6 +60,8 @@ export interface SqliteStorage {
   readonly limiterSnapshot: SqliteLimiterSnapshot;
   /** True when the store holds no pet, no order and no key: a development start may seed it. */
   isEmpty(): boolean;
+  /** False from a stock write that failed for want of the file until one succeeds again. */
+  healthy(): boolean;
   /**
    * Commits the stock writes still pending, stops the writer thread if there is one, then closes the
    * file; resolves once all of it is done. Calling it again returns the same promise.
@@ -86,7 +94,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
   // One revision for the pets table: stock updates and imports both move the list it stands for.
   const petsRevision = new StoreRevision(db);
   // The thread opens its own connection after the migration above, so it never sees an old schema.
-  const writes: StockWrites =
+  const writer: StockWrites =
     options.writer === 'worker'
       ? new StockWriterThread(settings, {
           logger: options.logger,
@@ -94,6 +102,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
           onCommitted: () => petsRevision.sawCommit(),
         })
       : new InlineStockWrites(db, { onWrite: () => petsRevision.bump(), onGroupCommit: options.onGroupCommit });
+  const writes = new WatchedStockWrites(writer, fileNamed(settings), options.onHealthChange);
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
        AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,
@@ -114,6 +123,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     keys: new SqliteApiKeyStore(db),
     limiterSnapshot: new SqliteLimiterSnapshot(db),
     isEmpty: () => isEmpty.get()?.empty === 1n,
+    healthy: () => writes.healthy(),
     close: () => {
       closed ??= close();
       return closed;
