@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,11 +14,24 @@ interface Outcome {
   readonly stderr: string;
 }
 
-/** Runs `main.ts serve` (or another command) with `PETSTORE_DB=path`, as user `uid` when given. */
-function run(path: string, args: readonly string[] = ['serve'], uid?: number): Promise<Outcome> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+/**
+ * Root writes any file whatever its mode, through the capabilities that override file permissions. A
+ * command run under this keeps root's identity (so it still reads the checkout, wherever that lives and
+ * whatever its folder's mode) but loses those capabilities, so a read-only file refuses it as it would
+ * any user. Another user would be refused by a checkout in a mode-700 folder before reaching the file.
+ */
+const WITHOUT_PERMISSION_OVERRIDE = ['setpriv', '--bounding-set', '-dac_override,-dac_read_search,-fowner', '--'];
+
+/**
+ * Runs `main.ts serve` (or another command) with `PETSTORE_DB=path`; with `bound`, subject to file
+ * permissions even as root.
+ */
+function run(path: string, args: readonly string[] = ['serve'], bound = false): Promise<Outcome> {
+  const asRoot = process.getuid?.() === 0;
+  const [command = process.execPath, ...prefix] =
+    bound && asRoot ? [...WITHOUT_PERMISSION_OVERRIDE, process.execPath] : [process.execPath];
+  const child = spawn(command, [...prefix, '--import', 'tsx', MAIN, ...args], {
     env: childEnv({ PETSTORE_DB: path, PETSTORE_ENV: 'production', HOST: '127.0.0.1', PORT: '0' }),
-    ...(uid === undefined ? {} : { uid, gid: uid }),
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (t: string) => {
@@ -69,10 +82,7 @@ describe('a database file the service cannot use', () => {
     await chmod(temp.path, 0o444);
     // The folder stays writable: the journal files can be made, and only the file itself refuses.
     await chmod(temp.dir, 0o777);
-    // Root writes any file whatever its mode: run the service as an unprivileged user then.
-    const asRoot = process.getuid?.() === 0;
-    const nobody = asRoot ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim()) : undefined;
-    const outcome = await run(temp.path, ['serve'], nobody);
+    const outcome = await run(temp.path, ['serve'], true);
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toBe(`error: PETSTORE_DB=${temp.path}: attempt to write a readonly database\n`);
   });
