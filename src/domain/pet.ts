@@ -1,5 +1,6 @@
 import type { PetId } from './pet-id.js';
 import type { PetStatus } from './pet-status.js';
+import { holdsControlCharacter } from './plain-text.js';
 
 /** A pet as the store describes it (the public Petstore shape). Its stock is an InventoryItem. */
 export interface Pet {
@@ -32,8 +33,42 @@ export type PetFields = Omit<Pet, 'photoUrls' | 'tags'> & {
   readonly tags?: Pet['tags'];
 };
 
-const textProblem = (what: string, text: string, max: number): string | undefined =>
+// Angle brackets: a name is shown in shop fronts, and one that holds markup is a script waiting for a
+// page that forgets to escape it.
+const MARKUP = /[<>]/;
+
+/** What is wrong with a pet's, category's or tag's name beyond its length, or `undefined`. */
+export function nameCharactersProblem(name: string): string | undefined {
+  if (holdsControlCharacter(name)) return 'holds a control character';
+  return MARKUP.test(name) ? 'holds < or >' : undefined;
+}
+
+/**
+ * What is wrong with a photo URL beyond its length, or `undefined`: it must be an absolute http or https
+ * URL, as an image is fetched from one; a `javascript:` or `data:` URL put into a page's <img> or <a>
+ * runs script or carries megabytes.
+ */
+export function photoUrlProblem(url: string): string | undefined {
+  if (holdsControlCharacter(url)) return 'holds a control character';
+  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+  return protocol === 'http:' || protocol === 'https:' ? undefined : 'is not an http or https URL';
+}
+
+const lengthProblem = (what: string, text: string, max: number): string | undefined =>
   text.length === 0 ? `${what} is empty` : text.length > max ? `${what} is longer than ${max} characters` : undefined;
+
+/** `what`'s problem: its length first, then `content`'s verdict on it, said of `what`. */
+function textProblem(
+  what: string,
+  text: string,
+  max: number,
+  content: (text: string) => string | undefined,
+): string | undefined {
+  const wrong = lengthProblem(what, text, max);
+  if (wrong !== undefined) return wrong;
+  const problem = content(text);
+  return problem === undefined ? undefined : `${what} ${problem}`;
+}
 
 /** What is wrong with `fields` against the limits above, or `undefined` when nothing is. */
 export function petFieldsProblem(fields: PetFields): string | undefined {
@@ -42,12 +77,16 @@ export function petFieldsProblem(fields: PetFields): string | undefined {
   if (photoUrls.length > PHOTO_URLS_MAX) return `it has more than ${PHOTO_URLS_MAX} photo URLs`;
   if (tags.length > TAGS_MAX) return `it has more than ${TAGS_MAX} tags`;
   return (
-    textProblem('its name', fields.name, PET_NAME_MAX) ??
+    textProblem('its name', fields.name, PET_NAME_MAX, nameCharactersProblem) ??
     (fields.category === undefined
       ? undefined
-      : textProblem('its category name', fields.category.name, CATEGORY_NAME_MAX)) ??
-    photoUrls.map((url) => textProblem('a photo URL', url, PHOTO_URL_MAX)).find((p) => p !== undefined) ??
-    tags.map((tag) => textProblem('a tag name', tag.name, TAG_NAME_MAX)).find((p) => p !== undefined)
+      : textProblem('its category name', fields.category.name, CATEGORY_NAME_MAX, nameCharactersProblem)) ??
+    photoUrls
+      .map((url) => textProblem('a photo URL', url, PHOTO_URL_MAX, photoUrlProblem))
+      .find((p) => p !== undefined) ??
+    tags
+      .map((tag) => textProblem('a tag name', tag.name, TAG_NAME_MAX, nameCharactersProblem))
+      .find((p) => p !== undefined)
   );
 }
 

@@ -88,12 +88,24 @@ describe('import files refuse fields past the domain limits, with a message nami
       pet(1, `, "photoUrls": ["${'u'.repeat(PHOTO_URL_MAX + 1)}"]`),
       '[0].photoUrls[0] must be at most 2048 characters',
     ],
+    ['a NUL in a name', pet(1).replace('"pet 1"', '"pet\\u00001"'), '[0].name holds a control character'],
+    ['markup in a tag name', pet(1, ', "tags": [{"id": 1, "name": "<b>x</b>"}]'), '[0].tags[0].name holds < or >'],
+    [
+      'a javascript: photo URL',
+      pet(1, ', "photoUrls": ["javascript:alert(1)"]'),
+      '[0].photoUrls[0] is not an http or https URL',
+    ],
+    [
+      'a data: photo URL',
+      pet(1, ', "photoUrls": ["data:image/png;base64,AAAA"]'),
+      '[0].photoUrls[0] is not an http or https URL',
+    ],
     [
       'too many photo URLs',
       pet(
         1,
         `, "photoUrls": [${Array(PHOTO_URLS_MAX + 1)
-          .fill('"u"')
+          .fill('"https://example.test/u.jpg"')
           .join(',')}]`,
       ),
       '[0].photoUrls must hold at most 100 strings (it has 101)',
@@ -170,7 +182,7 @@ describe('pets export', () => {
         quantity: quantity(0),
         status: 'sold',
         category: { id: INT64_MIN, name: 'Dogs' },
-        photoUrls: ['https://example.test/a.jpg', 'b'],
+        photoUrls: ['https://example.test/a.jpg', 'http://example.test/b'],
         tags: [{ id: 9007199254740993n, name: 'calm' }],
       }),
       aPet(-1, { status: 'pending', name: 'Caf\u00e9 \u{1F600}' }),
@@ -182,7 +194,7 @@ describe('pets export', () => {
         '[',
         '{"id":-1,"name":"Caf\u00e9 \u{1F600}","quantity":5,"status":"pending"},',
         `{"id":${INT64_MAX},"name":"Rex \\"the\\" dog","quantity":0,"status":"sold","category":{"id":${INT64_MIN},"name":"Dogs"},` +
-          '"photoUrls":["https://example.test/a.jpg","b"],"tags":[{"id":9007199254740993,"name":"calm"}]}',
+          '"photoUrls":["https://example.test/a.jpg","http://example.test/b"],"tags":[{"id":9007199254740993,"name":"calm"}]}',
         ']',
         '',
       ].join('\n'),

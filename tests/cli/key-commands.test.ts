@@ -69,6 +69,8 @@ describe('keys create', () => {
       ['a zero limit', ['--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], '--per-minute must be a whole'],
       ['a fractional limit', ['--plan', 'enterprise', '--per-minute', '5', '--per-day', '1.5'], '--per-day must be'],
       ['an empty label', ['--plan', 'free', '--label', ''], '--label must not be empty'],
+      ['a label that is not UTF-8', ['--plan', 'free', '--label', 'Caf\uFFFD'], 'argument 4 is not valid UTF-8 text'],
+      ['a label with a line break', ['--plan', 'free', '--label', 'a\nb'], '--label must not hold a control character'],
       ['an unknown option', ['--plan', 'free', '--owner', 'x'], 'unknown option --owner for "keys create"'],
       ['a repeated option', ['--plan', 'free', '--plan', 'pro'], 'option --plan is given twice'],
       ['an option without a value', ['--plan'], 'option --plan needs a value'],

@@ -126,6 +126,29 @@ describe('the petstore program run as a process', () => {
     expect(await stored()).toEqual({ keys: 0, pets: [], orders: [] });
   });
 
+  it('refuses an argument that is not UTF-8, as it refuses a file holding the same bytes', async () => {
+    // Only a shell can hand a program such bytes: Node's own spawn takes arguments as strings.
+    const run = spawn(
+      'bash',
+      ['-c', `exec "$0" --import tsx src/main.ts pets add --id 1 --name $'Caf\\xe9'`, process.execPath],
+      {
+        cwd: process.cwd(),
+        env: { ...process.env, PETSTORE_DB: temp.path, PETSTORE_ENV: 'production', REDIS_URL: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    run.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text;
+    });
+    const code = await new Promise((resolve) => run.on('close', resolve));
+    expect({ code, stderr }).toEqual({
+      code: 1,
+      stderr: 'error: argument 4 is not valid UTF-8 text for "pets add"; run "pets add --help"\n',
+    });
+    expect((await stored()).pets).toEqual([]);
+  });
+
   it('refuses a file with a duplicate id, writing none of its pets', async () => {
     const pets = await fileInTemp(
       'pets.json',

@@ -39,7 +39,9 @@ describe('pets add', () => {
   });
 
   it('takes the status given', async () => {
-    expect((await cli.run('pets', 'add', '--id', '5', '--name', 'Tom', '--status', 'pending')).code).toBe(0);
+    expect(
+      (await cli.run('pets', 'add', '--id', '5', '--name', 'Tom', '--quantity', '2', '--status', 'pending')).code,
+    ).toBe(0);
     expect((await cli.storage.pets.get(petId(5n)))?.status).toBe('pending');
   });
 
@@ -54,8 +56,41 @@ describe('pets add', () => {
       ['a fractional quantity', ['--id', '1', '--name', 'Rex', '--quantity', '2.5'], '(got "2.5")'],
       ['an unknown status', ['--id', '1', '--name', 'Rex', '--status', 'lost'], '--status must be one of'],
       ['an unknown option', ['--id', '1', '--name', 'Rex', '--colour', 'red'], 'unknown option --colour'],
+      [
+        'a name that is not UTF-8 (Node reads its bytes as U+FFFD)',
+        ['--id', '1', '--name', 'Caf\uFFFD'],
+        'argument 4 is not valid UTF-8 text',
+      ],
+      [
+        'a name with a control character',
+        ['--id', '1', '--name', 'Re\u001bx'],
+        '--name must not hold a control character',
+      ],
+      ['a name with markup', ['--id', '1', '--name', '<b>Rex</b>'], '--name holds < or >'],
+      [
+        'a status for sale without stock',
+        ['--id', '1', '--name', 'Rex', '--status', 'available'],
+        '--status available contradicts --quantity 0',
+      ],
+      [
+        'a status pending without stock',
+        ['--id', '1', '--name', 'Rex', '--quantity', '0', '--status', 'pending'],
+        '--status pending contradicts --quantity 0',
+      ],
+      [
+        'sold with stock',
+        ['--id', '1', '--name', 'Rex', '--quantity', '3', '--status', 'sold'],
+        '--status sold contradicts --quantity 3',
+      ],
     ])('%s', async (_case, flags, fragment) => {
       await expectRefused(cli, ['pets', 'add', ...flags], fragment);
+    });
+
+    it('an argument of 100 KB, without repeating it', async () => {
+      const huge = 'x'.repeat(100_000);
+      await expectRefused(cli, ['pets', 'add', '--id', '1', '--name', huge], 'argument 4 is 100000 characters long');
+      const result = await cli.run('keys', 'revoke', huge);
+      expect(result.stderr.length).toBeLessThan(200);
     });
 
     it('an id already stored', async () => {
@@ -114,6 +149,10 @@ describe('pets import', () => {
 
     it('a call without a file', async () => {
       await expectRefused(cli, ['pets', 'import'], '"pets import" takes FILE.json, got none');
+    });
+
+    it('a file that opens but cannot be read, named in the message', async () => {
+      await expectRefused(cli, ['pets', 'import', '/proc/self/mem'], 'cannot read /proc/self/mem: input/output error');
     });
   });
 });

@@ -9,13 +9,37 @@ export interface CommandLine {
   readonly help: boolean;
 }
 
+/** The longest argument taken, in characters: longer than any path or text an option takes. */
+export const ARGUMENT_MAX = 4_096;
+
+/**
+ * What Node makes of bytes in an argument that are not UTF-8: U+FFFD, the replacement character. A
+ * name typed as `$'Caf\xe9'` would otherwise be stored as `Caf�`, where a file holding the same bytes
+ * is refused; a user who means U+FFFD itself has no reason to.
+ */
+const REPLACEMENT_CHARACTER = '\uFFFD';
+
+/** Why an argument cannot be taken at all, whatever it is for; `undefined` when it can. */
+function argumentProblem(word: string, position: number): string | undefined {
+  if (word.length > ARGUMENT_MAX) {
+    return `argument ${position} is ${word.length} characters long; the longest taken is ${ARGUMENT_MAX}`;
+  }
+  if (word.includes(REPLACEMENT_CHARACTER)) return `argument ${position} is not valid UTF-8 text`;
+  return undefined;
+}
+
 /**
  * Splits `args` by the option names a command takes. Every option takes a value, as `--name value` or
  * `--name=value`; the word after an option is its value even when it starts with `-`, so `--id -5`
  * means what it says. After `--`, every word is positional. An unknown or repeated option, or one
- * without a value, is refused, so that a typo is never silently ignored.
+ * without a value, is refused, so that a typo is never silently ignored; so is an argument that is not
+ * UTF-8 or is longer than {@link ARGUMENT_MAX} (a message never repeats it: it may be 100 KB of junk).
  */
 export function parseCommandLine(args: readonly string[], known: readonly string[]): Result<CommandLine, string> {
+  for (const [i, word] of args.entries()) {
+    const problem = argumentProblem(word, i + 1);
+    if (problem !== undefined) return fail(problem);
+  }
   const options = new Map<string, string>();
   const positionals: string[] = [];
   let help = false;

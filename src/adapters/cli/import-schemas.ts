@@ -5,9 +5,11 @@ import { integerInRange } from '../../domain/decimal-integer.js';
 import { ORDER_STATUSES, type Order } from '../../domain/order.js';
 import {
   CATEGORY_NAME_MAX,
+  nameCharactersProblem,
   PET_NAME_MAX,
   PHOTO_URL_MAX,
   PHOTO_URLS_MAX,
+  photoUrlProblem,
   TAG_NAME_MAX,
   TAGS_MAX,
 } from '../../domain/pet.js';
@@ -37,14 +39,21 @@ const wholeNumber = (min: number, rule: string) =>
     v.transform((n): Quantity => integerInRange(n.value, min, QUANTITY_MAX) as Quantity),
   );
 
-const text = (max: number) =>
+/** A text of 1 to `max` characters that `content` (a domain rule) finds nothing wrong with. */
+const text = (max: number, content: (text: string) => string | undefined) =>
   v.pipe(
     v.string('must be a string'),
     v.nonEmpty('must not be empty'),
     v.maxLength(max, (issue) => `must be at most ${max} characters (it has ${issue.received})`),
+    v.rawCheck(({ dataset, addIssue }) => {
+      const problem = dataset.typed ? content(dataset.value) : undefined;
+      if (problem !== undefined) addIssue({ message: problem });
+    }),
   );
 
-const named = (max: number) => v.strictObject({ id: int64, name: text(max) }, 'must be an object with id and name');
+const name = (max: number) => text(max, nameCharactersProblem);
+
+const named = (max: number) => v.strictObject({ id: int64, name: name(max) }, 'must be an object with id and name');
 
 const listOf = <S extends v.GenericSchema>(item: S, max: number, what: string) =>
   v.pipe(
@@ -56,11 +65,11 @@ const listOf = <S extends v.GenericSchema>(item: S, max: number, what: string) =
 export const petEntry = v.strictObject(
   {
     id: int64,
-    name: text(PET_NAME_MAX),
+    name: name(PET_NAME_MAX),
     quantity: wholeNumber(0, QUANTITY_RULE),
     status: v.picklist(PET_STATUSES, STATUS_RULE),
     category: v.optional(named(CATEGORY_NAME_MAX)),
-    photoUrls: v.optional(listOf(text(PHOTO_URL_MAX), PHOTO_URLS_MAX, 'strings')),
+    photoUrls: v.optional(listOf(text(PHOTO_URL_MAX, photoUrlProblem), PHOTO_URLS_MAX, 'strings')),
     tags: v.optional(listOf(named(TAG_NAME_MAX), TAGS_MAX, '{id, name}')),
   },
   'must be an object with id, name, quantity and status',

@@ -27,7 +27,12 @@ const REASONS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',
   EISDIR: 'it is a folder',
   EACCES: 'permission denied',
+  EIO: 'input/output error',
 };
+
+/** A failure to open or read the file, named by its path; `undefined` for one that is no such failure. */
+const readFailure = (path: string, error: unknown): string | undefined =>
+  hasCode(error) ? `cannot read ${path}: ${REASONS[error.code] ?? error.code}` : undefined;
 
 /** `.tags[0].id`: where in an entry an issue lies. */
 function whereOf(issue: v.BaseIssue<unknown>): string {
@@ -86,8 +91,9 @@ export async function openImportFile<S extends v.GenericSchema>(
     size = stat.size;
   } catch (error) {
     // A file the user named that cannot be read is bad input; any other failure is thrown on.
-    if (!hasCode(error)) throw error;
-    return fail(`cannot read ${path}: ${REASONS[error.code] ?? error.code}`);
+    const failure = readFailure(path, error);
+    if (failure === undefined) throw error;
+    return fail(failure);
   }
   return ok({ batches: batchesOf(handle, size, path, entry, what, progress), close: () => handle.close() });
 }
@@ -108,7 +114,11 @@ async function* batchesOf<S extends v.GenericSchema>(
   let read = 0;
   let percent = -1;
   for (;;) {
-    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+    // A file that opens may still fail to read (/proc/self/mem, a failing disk): say which file.
+    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null).catch((error: unknown) => {
+      const failure = readFailure(path, error);
+      throw failure === undefined ? error : new ImportRefusal(failure);
+    });
     read += bytesRead;
     let elements: unknown[];
     try {

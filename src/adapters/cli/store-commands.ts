@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { DomainError } from '../../domain/errors.js';
 import { statusAfterStockChange } from '../../domain/inventory-item.js';
-import { PET_NAME_MAX } from '../../domain/pet.js';
+import { nameCharactersProblem, PET_NAME_MAX } from '../../domain/pet.js';
 import { quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import { type AdminCliDeps, type AdminCommand, required } from './admin-command.js';
@@ -55,7 +55,8 @@ Options:
                      write a negative one as --id=-5 or --id -5
   --name TEXT        the pet's name, at most ${PET_NAME_MAX} characters (required)
   --quantity N       the opening stock, 0 to 2147483647 (default 0)
-  --status STATUS    available, pending or sold (default: sold when the stock is 0, else available)`,
+  --status STATUS    available, pending or sold (default: sold when the stock is 0, else available);
+                     it must agree with the stock: sold when it is 0, and only then`,
   options: ['id', 'name', 'quantity', 'status'],
   positionals: [],
   async run(line, deps) {
@@ -65,7 +66,7 @@ Options:
     if (!id.ok) return id;
     const nameText = required(line, 'name');
     if (!nameText.ok) return nameText;
-    const name = textOption('name', nameText.value, PET_NAME_MAX);
+    const name = textOption('name', nameText.value, PET_NAME_MAX, nameCharactersProblem);
     if (!name.ok) return name;
     const quantityText = line.options.get('quantity');
     const stock = quantityText === undefined ? ok(quantity(0)) : quantityOption('quantity', quantityText);
@@ -77,6 +78,15 @@ Options:
         ? ok(statusAfterStockChange('available', stock.value))
         : statusOption('status', statusText);
     if (!status.ok) return status;
+    // A status given must be one the stock rule could have left: none without stock is for sale, and
+    // none with stock is sold (an update to a positive stock makes a sold pet available).
+    if (status.value !== statusAfterStockChange(status.value, stock.value)) {
+      return fail(
+        stock.value === 0
+          ? `--status ${status.value} contradicts --quantity 0: a pet without stock is sold`
+          : `--status sold contradicts --quantity ${stock.value}: a pet with stock is not sold`,
+      );
+    }
     const pet = { id: id.value, name: name.value, quantity: stock.value, status: status.value };
     const added = await deps.addPets.execute([pet]);
     if (!added.ok) return fail(added.error.message);
