@@ -1,3 +1,5 @@
+import { type IncomingHttpHeaders, request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../src/adapters/http/docs-page.js';
@@ -47,6 +49,76 @@ describe('GET /docs, its headers', () => {
       expect((await response.text()).length).toBeGreaterThan(100);
     }
   });
+});
+
+describe('the docs assets, served from memory', () => {
+  let fixture: HttpFixture;
+  beforeAll(async () => {
+    fixture = await startHttpFixture();
+  });
+  afterAll(() => fixture.close());
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${fixture.origin}${path}`, { headers: { 'accept-encoding': 'identity', ...headers } });
+
+  it('carry a strong entity tag and answer 304 with no body when If-None-Match names it', async () => {
+    for (const path of ['/docs', '/docs/init.js', '/docs/scalar.js']) {
+      const first = await get(path);
+      const etag = first.headers.get('etag');
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      await first.arrayBuffer();
+      const again = await get(path, { 'if-none-match': `"nope", ${etag}` });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe('');
+      expect(again.headers.get('etag')).toBe(etag);
+      expect((await get(path, { 'if-none-match': '"nope"' })).status).toBe(200);
+    }
+  });
+
+  it('send the renderer compressed, brotli first, with a tag of each coding of its own', async () => {
+    const plain = await get('/docs/scalar.js');
+    const plainBytes = Buffer.from(await plain.arrayBuffer());
+    // fetch decodes what it asked for; node:http below would not, so the raw bytes are checked there.
+    const gzip = await rawGet('/docs/scalar.js', 'gzip');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers.vary).toBe('Accept-Encoding');
+    expect(gzip.body.length).toBeLessThan(plainBytes.length / 2);
+    expect(gunzipSync(gzip.body).equals(plainBytes)).toBe(true);
+    const brotli = await rawGet('/docs/scalar.js', 'gzip, deflate, br');
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(new Set([plain.headers.get('etag'), gzip.headers.etag, brotli.headers.etag]).size).toBe(3);
+    expect((await rawGet('/docs/scalar.js', 'br;q=0, gzip')).headers['content-encoding']).toBe('gzip');
+  });
+
+  it('are limited per client address like every request without a key: the 61st in a minute gets 429', async () => {
+    // A fixture of its own: the tests above spent some of this address's minute.
+    await fixture.close();
+    fixture = await startHttpFixture();
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i += 1) {
+      const response = await get(i % 2 === 0 ? '/docs/init.js' : '/docs', { 'if-none-match': '*' });
+      statuses.push(response.status);
+      await response.arrayBuffer();
+    }
+    expect(statuses.slice(0, 60).every((status) => status === 304)).toBe(true);
+    const refused = await get('/docs/scalar.js');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited', status: 429 });
+  });
+
+  /** One GET through node:http, which hands over the body as sent. */
+  function rawGet(path: string, acceptEncoding: string) {
+    return new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      request(`${fixture.origin}${path}`, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+        .on('error', reject)
+        .end();
+    });
+  }
 });
 
 describe.skipIf(!chromiumAvailable())('GET /docs in a real browser', () => {

@@ -1,0 +1,188 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
+import { systemClock } from '../../src/adapters/system/system-clock.js';
+import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
+import { tempDatabase } from '../sqlite/temp-database.js';
+import { aPet } from './mothers.js';
+import { startService } from './service-process.js';
+
+/** The service as `npm start` runs it in production over SQLite, with pets and a key, for attacks. */
+export interface AttackTarget {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  /** An enterprise key without practical limits. */
+  readonly key: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the service over a fresh SQLite file holding `pets` pets (ids 1..pets, 5 of each on hand: the mothers' default). */
+export async function startAttackTarget(pets: number, env: Record<string, string> = {}): Promise<AttackTarget> {
+  const temp = await tempDatabase();
+  const storage = openSqliteStorage({ path: temp.path });
+  let key: string;
+  try {
+    await storage.pets.addAll(Array.from({ length: pets }, (_, i) => aPet(i + 1)));
+    const crypto = new NodeKeyCrypto();
+    const issued = await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({
+      plan: 'enterprise',
+      limits: { perMinute: 1_000_000, perDay: 10_000_000 },
+    });
+    key = issued.key;
+  } finally {
+    await storage.close();
+  }
+  const service = await startService({ PETSTORE_DB: temp.path, PETSTORE_ENV: 'production', ...env });
+  return {
+    url: service.url,
+    port: Number(new URL(service.url).port),
+    pid: service.child.pid as number,
+    key,
+    stop: async () => {
+      await service.stop();
+      await temp.remove();
+    },
+  };
+}
+
+/** Samples `sample` every `everyMs` until `stop` settles, and resolves to the samples. */
+export async function sampleUntil<T>(sample: () => T, stop: Promise<unknown>, everyMs = 250): Promise<T[]> {
+  const samples: T[] = [];
+  let stopped = false;
+  void stop.finally(() => {
+    stopped = true;
+  });
+  while (!stopped) {
+    samples.push(sample());
+    await delay(everyMs);
+  }
+  return samples;
+}
+
+/** How many file descriptors process `pid` holds open (sockets, files, pipes). */
+export const openDescriptors = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
+
+/** The resident memory of process `pid`, in bytes. */
+export function residentBytes(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number(line?.match(/(\d+)/)?.[1] ?? Number.NaN) * 1024;
+}
+
+/** A connection to `port` on 127.0.0.1 from the loopback address `from` (127.0.0.2, ...): another client. */
+export function connectFrom(port: number, from: string): Promise<Socket> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port, localAddress: from });
+    // A connection the server refuses is closed at once: the caller sees it closed, nothing more.
+    socket.on('error', () => {});
+    socket.once('connect', () => resolve(socket));
+    socket.once('close', () => resolve(socket));
+  });
+}
+
+/** One timed request of the well-behaved client. */
+export interface ProbeResult {
+  /** When it was sent, in ms since the probing started. */
+  readonly atMs: number;
+  /** How long its answer took; `Infinity` when none came within the timeout. */
+  readonly ms: number;
+  /** Its status, or 0 when it failed or timed out. */
+  readonly status: number;
+}
+
+/**
+ * Sends `GET path` with `key` every `everyMs` from 127.0.0.1 (one kept-alive connection, as a client
+ * library would) until `stop` settles, each with `timeoutMs` to answer, and resolves to every result.
+ */
+export async function probeUntil(
+  url: string,
+  key: string,
+  path: string,
+  stop: Promise<unknown>,
+  options: { readonly everyMs?: number; readonly timeoutMs?: number } = {},
+): Promise<ProbeResult[]> {
+  const everyMs = options.everyMs ?? 250;
+  const timeoutMs = options.timeoutMs ?? 1_000;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const results: ProbeResult[] = [];
+  let stopped = false;
+  void stop.finally(() => {
+    stopped = true;
+  });
+  const startedAt = performance.now();
+  try {
+    while (!stopped) {
+      const sentAt = performance.now();
+      const status = await new Promise<number>((resolve) => {
+        const req = request(`${url}${path}`, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.setTimeout(timeoutMs, () => {
+          req.destroy();
+          resolve(0);
+        });
+        req.once('error', () => resolve(0));
+        req.end();
+      });
+      const ms = performance.now() - sentAt;
+      results.push({ atMs: sentAt - startedAt, ms: status === 0 ? Number.POSITIVE_INFINITY : ms, status });
+      await delay(Math.max(0, everyMs - ms));
+    }
+  } finally {
+    agent.destroy();
+  }
+  return results;
+}
+
+/**
+ * Keeps `connections` connections from `from` busy for `durationMs`, each writing `request` again and
+ * again as fast as the socket takes it and never reading an answer; a connection the server closes is
+ * opened again. Resolves once every connection is destroyed.
+ */
+export async function pipelineWithoutReading(
+  port: number,
+  from: string,
+  request: string,
+  connections: number,
+  durationMs: number,
+): Promise<void> {
+  const deadline = performance.now() + durationMs;
+  const burst = Buffer.from(request.repeat(64));
+  const flood = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      const socket = await connectFrom(port, from);
+      if (socket.destroyed) {
+        await delay(10);
+        continue;
+      }
+      // Never read: the answers pile up in the kernel's buffers, then in the server's.
+      socket.pause();
+      await new Promise<void>((resolve) => {
+        // Writes while the socket takes more, a few bursts a turn: a peer that reads as fast as it is
+        // written to (nginx) would otherwise keep this loop, and this process's event loop, busy.
+        const pump = (): void => {
+          if (performance.now() >= deadline) {
+            socket.destroy();
+            return;
+          }
+          for (let i = 0; i < 16; i += 1) {
+            if (socket.destroyed || !socket.write(burst)) return;
+          }
+          setImmediate(pump);
+        };
+        socket.on('drain', pump);
+        socket.once('close', () => resolve());
+        const timer = setInterval(pump, 50);
+        socket.once('close', () => clearInterval(timer));
+        pump();
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, flood));
+}
