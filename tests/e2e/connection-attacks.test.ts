@@ -4,15 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AttackTarget,
   connectFrom,
+  lateProbes,
   openDescriptors,
   type ProbeResult,
+  pipelinePatchThenGet,
   pipelineWithoutReading,
   probeUntil,
   residentBytes,
   sampleUntil,
   startAttackTarget,
 } from '../support/hostile-load.js';
-import { finalResponse } from '../support/listening-app.js';
 
 /*
  * Attacks of a client that needs no key (and, for the list, one that has one), against the service as
@@ -44,7 +45,7 @@ afterAll(async () => {
 /** Fails with every slow or failed probe listed, when any answer was not a 200 within a second. */
 function expectAllAnsweredWithinASecond(results: readonly ProbeResult[]): void {
   expect(results.length).toBeGreaterThan(5);
-  const late = results.filter((r) => r.status !== 200 || r.ms > 1_000);
+  const late = lateProbes(results);
   expect(late, `probes not answered 200 within 1 s: ${JSON.stringify(late.slice(0, 10))}`).toEqual([]);
 }
 
@@ -120,53 +121,9 @@ describe('2,000 connections that pipeline two /docs asset requests and close ear
   }, 90_000);
 });
 
-/** The responses in `raw`, in order, each cut at its Content-Length. */
-function responsesIn(raw: string): ReturnType<typeof finalResponse>[] {
-  const answers: ReturnType<typeof finalResponse>[] = [];
-  let rest = raw;
-  while (rest.includes('\r\n\r\n')) {
-    const head = finalResponse(rest);
-    const length = Number(head.headers.get('content-length') ?? 0);
-    if (Buffer.byteLength(head.body) < length) break;
-    answers.push({ ...head, body: head.body.slice(0, length) });
-    rest = head.body.slice(length);
-  }
-  return answers;
-}
-
 describe('a PATCH and a GET pipelined on one connection', () => {
   it('answer the GET with the value the PATCH wrote, 30 times out of 30', async () => {
-    const socket = await connectFrom(port, '127.0.0.5');
-    let raw = '';
-    socket.setEncoding('utf8').on('data', (text: string) => {
-      raw += text;
-    });
-    const seen: number[] = [];
-    try {
-      for (let round = 1; round <= 30; round += 1) {
-        raw = '';
-        const body = JSON.stringify({ quantity: 100 + round });
-        socket.write(
-          [
-            'PATCH /v1/inventory/2 HTTP/1.1',
-            'Host: x',
-            `Authorization: Bearer ${key}`,
-            'Content-Type: application/json',
-            `Content-Length: ${body.length}`,
-            '',
-            body,
-          ].join('\r\n') +
-            ['GET /v1/inventory/2 HTTP/1.1', 'Host: x', `Authorization: Bearer ${key}`, '', ''].join('\r\n'),
-        );
-        await expect.poll(() => responsesIn(raw).length, { timeout: 5_000 }).toBe(2);
-        const [patched, read] = responsesIn(raw);
-        expect(patched?.status).toBe(200);
-        expect(read?.status).toBe(200);
-        seen.push(JSON.parse(read?.body ?? '{}').quantity);
-      }
-    } finally {
-      socket.destroy();
-    }
+    const seen = await pipelinePatchThenGet(port, '127.0.0.5', key, 30, 100);
     expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => 101 + i));
   }, 60_000);
 });

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AttackTarget,
   connectFrom,
+  lateProbes,
   type ProbeResult,
+  pipelinePatchThenGet,
   pipelineWithoutReading,
   probeUntil,
   startAttackTarget,
@@ -21,7 +23,7 @@ const hasNginx = nginxAvailable();
 
 function expectAllAnsweredWithinASecond(results: readonly ProbeResult[]): void {
   expect(results.length).toBeGreaterThan(5);
-  const late = results.filter((r) => r.status !== 200 || r.ms > 1_000);
+  const late = lateProbes(results);
   expect(late, `probes not answered 200 within 1 s: ${JSON.stringify(late.slice(0, 10))}`).toEqual([]);
 }
 
@@ -60,28 +62,7 @@ describe.skipIf(!hasNginx)('the service behind nginx', () => {
   }, 60_000);
 
   it('answers a GET pipelined behind a PATCH with the PATCH’s value, 30 times out of 30', async () => {
-    const socket = await connectFrom(nginxPort, '127.0.0.3');
-    let raw = '';
-    socket.setEncoding('utf8').on('data', (text: string) => {
-      raw += text;
-    });
-    const seen: number[] = [];
-    try {
-      for (let round = 1; round <= 30; round += 1) {
-        raw = '';
-        const body = JSON.stringify({ quantity: 200 + round });
-        const auth = `Authorization: Bearer ${target.key}`;
-        socket.write(
-          `PATCH /v1/inventory/2 HTTP/1.1\r\nHost: x\r\n${auth}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
-            `GET /v1/inventory/2 HTTP/1.1\r\nHost: x\r\n${auth}\r\n\r\n`,
-        );
-        await expect.poll(() => raw.split('HTTP/1.1 200').length - 1, { timeout: 5_000 }).toBe(2);
-        await expect.poll(() => raw.endsWith('}'), { timeout: 5_000 }).toBe(true);
-        seen.push(JSON.parse(raw.slice(raw.lastIndexOf('\r\n\r\n') + 4)).quantity);
-      }
-    } finally {
-      socket.destroy();
-    }
+    const seen = await pipelinePatchThenGet(nginxPort, '127.0.0.3', target.key, 30, 200);
     expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => 201 + i));
   }, 60_000);
 

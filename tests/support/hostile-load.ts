@@ -7,6 +7,7 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
+import { finalResponse, type RawHead } from './listening-app.js';
 import { aPet } from './mothers.js';
 import { startService } from './service-process.js';
 
@@ -186,3 +187,63 @@ export async function pipelineWithoutReading(
   };
   await Promise.all(Array.from({ length: connections }, flood));
 }
+
+/** The complete responses in `raw`, in order, each cut at its Content-Length. */
+function responsesIn(raw: string): RawHead[] {
+  const answers: RawHead[] = [];
+  let rest = raw;
+  while (rest.includes('\r\n\r\n')) {
+    const head = finalResponse(rest);
+    const length = Number(head.headers.get('content-length') ?? 0);
+    if (Buffer.byteLength(head.body) < length) break;
+    answers.push({ ...head, body: head.body.slice(0, length) });
+    rest = head.body.slice(length);
+  }
+  return answers;
+}
+
+/**
+ * On one connection from `from`, `rounds` times: pipelines a PATCH of pet 2 to `first + round` and a GET
+ * of it in one write, and reads both answers. Resolves to the quantity each GET answered; throws when an
+ * answer is not a 200 or does not come within 5 s.
+ */
+export async function pipelinePatchThenGet(
+  port: number,
+  from: string,
+  key: string,
+  rounds: number,
+  first: number,
+): Promise<number[]> {
+  const socket = await connectFrom(port, from);
+  let raw = '';
+  socket.setEncoding('utf8').on('data', (text: string) => {
+    raw += text;
+  });
+  const auth = `Authorization: Bearer ${key}`;
+  const seen: number[] = [];
+  try {
+    for (let round = 1; round <= rounds; round += 1) {
+      raw = '';
+      const body = JSON.stringify({ quantity: first + round });
+      socket.write(
+        `PATCH /v1/inventory/2 HTTP/1.1\r\nHost: x\r\n${auth}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\n\r\n${body}GET /v1/inventory/2 HTTP/1.1\r\nHost: x\r\n${auth}\r\n\r\n`,
+      );
+      const deadline = performance.now() + 5_000;
+      while (responsesIn(raw).length < 2) {
+        if (performance.now() > deadline || socket.destroyed) throw new Error(`no two answers: ${raw.slice(0, 300)}`);
+        await delay(5);
+      }
+      const [patched, read] = responsesIn(raw);
+      if (patched?.status !== 200 || read?.status !== 200) throw new Error(`not two 200s: ${raw.slice(0, 300)}`);
+      seen.push(JSON.parse(read.body).quantity);
+    }
+  } finally {
+    socket.destroy();
+  }
+  return seen;
+}
+
+/** The probes that got no 200 within `ms`. */
+export const lateProbes = (results: readonly ProbeResult[], ms = 1_000): ProbeResult[] =>
+  results.filter((r) => r.status !== 200 || r.ms > ms);
