@@ -52,11 +52,11 @@ function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string)
 }
 
 /**
- * Authenticates and rate-limits every request under /v1 (and of the docs page), before routing, so that unknown routes and
- * wrong methods carry the limit headers too. A valid key is limited under its own policy and never by
- * its address; a request without one is limited per client address with the free plan's numbers (so
- * a 401 carries the headers, and the open document cannot be hammered), then refused with 401 unless
- * its path is open. Two Authorization headers count as no valid key, whatever they hold: a proxy in
+ * Authenticates and rate-limits every request under /v1, and of the docs page, before routing, so that
+ * unknown routes and wrong methods carry the limit headers too. A valid key is limited under its own
+ * policy and never by its address; a request without one is limited per client address with the free
+ * plan's numbers (so a 401 carries the headers, and the open document and docs page cannot be
+ * hammered), then refused with 401 unless its path is open. Two Authorization headers count as no valid key, whatever they hold: a proxy in
  * front that read the other one would disagree about who is calling.
  */
 export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
