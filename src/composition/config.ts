@@ -127,6 +127,7 @@ const EnvSchema = v.object({
     integer(0, 1_000),
     String(DEFAULT_CONNECTION_LIMITS.maxPipelinedRequests),
   ),
+  PETSTORE_PIPELINING_BAN_MS: v.optional(integer(0, 3_600_000), String(DEFAULT_CONNECTION_LIMITS.pipeliningBanMs)),
   PETSTORE_INACTIVITY_TIMEOUT_MS: v.optional(
     integer(1, 3_600_000),
     String(DEFAULT_CONNECTION_LIMITS.inactivityTimeoutMs),
@@ -210,6 +211,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       maxConnections: e.PETSTORE_MAX_CONNECTIONS,
       maxConnectionsPerAddress: e.PETSTORE_MAX_CONNECTIONS_PER_ADDRESS,
       maxPipelinedRequests: e.PETSTORE_MAX_PIPELINED_REQUESTS,
+      pipeliningBanMs: e.PETSTORE_PIPELINING_BAN_MS,
       inactivityTimeoutMs: e.PETSTORE_INACTIVITY_TIMEOUT_MS,
     },
     keyCacheMs: e.PETSTORE_KEY_CACHE_MS,

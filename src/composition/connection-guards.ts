@@ -2,29 +2,62 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
+/** How many expired bans may be kept before they are swept out (a ban is checked, not timed). */
+const BANS_SWEPT_FROM = 10_000;
+
 /**
- * Closes every connection past `max` open ones from the same client address as soon as it is accepted,
- * without an answer, as the global cap does: one client must not be able to take every connection the
- * server will hold. Behind a proxy every connection comes from the proxy's address, so there the proxy
- * caps each client instead (deploy/nginx) and this cap is set at least as high as the global one.
+ * The client addresses of a server's connections: how many each holds open, and which are refused for
+ * a while. Past `maxPerAddress` open connections, or while its address is banned, a connection is
+ * closed as soon as it is accepted, without an answer, as the global cap does: one client must not take
+ * every connection the server will hold, nor make it set up connection after connection to abuse. Behind
+ * a proxy every connection comes from the proxy's address, so there the proxy caps each client instead
+ * (deploy/nginx), the cap is set at least as high as the global one, and no ban is given.
  */
-export function capConnectionsPerAddress(server: Server, max: number): void {
-  const open = new Map<string, number>();
-  // First, before Node's HTTP listener sets the connection up: a refused one costs nothing more.
-  server.prependListener('connection', (socket: Socket) => {
+export class ClientAddresses {
+  private readonly open = new Map<string, number>();
+  private readonly bannedUntil = new Map<string, number>();
+
+  constructor(
+    server: Server,
+    private readonly maxPerAddress: number,
+    private readonly nowMs: () => number = () => performance.now(),
+  ) {
+    // First, before Node's HTTP listener sets the connection up: a refused one costs nothing more.
+    server.prependListener('connection', (socket: Socket) => this.admit(socket));
+  }
+
+  /** Refuses `address` new connections for `ms` (none when 0); its open ones are the caller's to close. */
+  ban(address: string, ms: number): void {
+    if (ms <= 0) return;
+    if (this.bannedUntil.size >= BANS_SWEPT_FROM) {
+      const now = this.nowMs();
+      for (const [banned, until] of this.bannedUntil) if (until <= now) this.bannedUntil.delete(banned);
+    }
+    this.bannedUntil.set(address, this.nowMs() + ms);
+  }
+
+  private admit(socket: Socket): void {
     const address = socket.remoteAddress ?? '';
-    const count = open.get(address) ?? 0;
-    if (count >= max) {
+    const count = this.open.get(address) ?? 0;
+    if (count >= this.maxPerAddress || this.banned(address)) {
       socket.destroy();
       return;
     }
-    open.set(address, count + 1);
+    this.open.set(address, count + 1);
     socket.once('close', () => {
-      const left = (open.get(address) ?? 1) - 1;
-      if (left === 0) open.delete(address);
-      else open.set(address, left);
+      const left = (this.open.get(address) ?? 1) - 1;
+      if (left === 0) this.open.delete(address);
+      else this.open.set(address, left);
     });
-  });
+  }
+
+  private banned(address: string): boolean {
+    const until = this.bannedUntil.get(address);
+    if (until === undefined) return false;
+    if (until > this.nowMs()) return true;
+    this.bannedUntil.delete(address);
+    return false;
+  }
 }
 
 /**
@@ -53,9 +86,14 @@ interface ConnectionQueue {
  * pipelines without reading makes the server build answers nobody collects. Here a request starts
  * once the one ahead of it has been written out (its response's `finish`); when the connection closes,
  * the requests still waiting are dropped unprocessed. A connection with more than `maxWaiting` requests
- * waiting is destroyed: a client that far ahead of its answers is not reading them.
+ * waiting is destroyed, and `onOverrun` told of it: a client that far ahead of its answers is not
+ * reading them.
  */
-export function oneRequestAtATime(handler: RequestListener, maxWaiting: number): RequestListener {
+export function oneRequestAtATime(
+  handler: RequestListener,
+  maxWaiting: number,
+  onOverrun: (socket: Socket) => void = () => {},
+): RequestListener {
   const queues = new WeakMap<Socket, ConnectionQueue>();
 
   const start = (queue: ConnectionQueue, req: IncomingMessage, res: ServerResponse): void => {
@@ -95,6 +133,7 @@ export function oneRequestAtATime(handler: RequestListener, maxWaiting: number):
     if (queue.waiting.length >= maxWaiting) {
       queue.waiting.length = 0;
       socket.destroy();
+      onOverrun(socket);
       return;
     }
     queue.waiting.push([req, res]);

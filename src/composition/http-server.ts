@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { clientErrorResponse } from '../adapters/http/client-error.js';
 import { deferContinue } from '../adapters/http/expect-continue.js';
-import { capConnectionsPerAddress, endThenDestroy, oneRequestAtATime } from './connection-guards.js';
+import { ClientAddresses, endThenDestroy, oneRequestAtATime } from './connection-guards.js';
 
 /**
  * How long a client may take, and how many connections and requests it may hold at once. Node's
@@ -28,6 +28,13 @@ export interface ConnectionLimits {
    */
   readonly maxPipelinedRequests: number;
   /**
+   * How long a client address whose connection was closed for pipelining past `maxPipelinedRequests` is
+   * refused new connections; 0: never. Each of its reconnections would cost the server a parse of every
+   * request it sends at once (up to a 64 KB read of them), for which Node builds objects even once the
+   * connection is closed. 0 behind a proxy, whose address it would ban.
+   */
+  readonly pipeliningBanMs: number;
+  /**
    * How long a connection may carry no traffic at all while a request is being read or answered (a
    * client that stopped reading its answer); then it is closed.
    */
@@ -42,6 +49,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxConnections: 4_000,
   maxConnectionsPerAddress: 256,
   maxPipelinedRequests: 32,
+  pipeliningBanMs: 10_000,
   inactivityTimeoutMs: 30_000,
 };
 
@@ -75,23 +83,26 @@ export interface ListenOptions {
 export async function listen(handler: RequestListener, options: ListenOptions): Promise<RunningServer> {
   let draining = false;
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      // Node checks both timeouts only this often: every 30 s unless told, which a slow client adds to
-      // its time. A quarter of the headers timeout (at most a second) keeps the overrun small.
-      connectionsCheckingInterval: Math.max(1, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
-      // The app refuses a missing Host itself, with its Error body instead of Node's bare 400.
-      requireHostHeader: false,
-    },
-    oneRequestAtATime(handler, limits.maxPipelinedRequests),
-  );
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks both timeouts only this often: every 30 s unless told, which a slow client adds to
+    // its time. A quarter of the headers timeout (at most a second) keeps the overrun small.
+    connectionsCheckingInterval: Math.max(1, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+    // The app refuses a missing Host itself, with its Error body instead of Node's bare 400.
+    requireHostHeader: false,
+  });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   // With no listener for 'timeout', Node destroys a socket that has been silent this long.
   server.timeout = limits.inactivityTimeoutMs;
-  capConnectionsPerAddress(server, limits.maxConnectionsPerAddress);
+  const addresses = new ClientAddresses(server, limits.maxConnectionsPerAddress);
+  server.on(
+    'request',
+    oneRequestAtATime(handler, limits.maxPipelinedRequests, (socket) =>
+      addresses.ban(socket.remoteAddress ?? '', limits.pipeliningBanMs),
+    ),
+  );
   deferContinue(server);
   server.prependListener('request', (_req, res) => {
     // While draining, each response tells its client to open a new connection (to another instance).

@@ -34,10 +34,11 @@ describe.skipIf(!hasNginx)('the service behind nginx', () => {
 
   beforeAll(async () => {
     // Behind nginx every connection comes from nginx's address: deploy/petstore.env lifts the service's
-    // own cap per address to the global one, and nginx caps each client instead.
+    // own cap per address to the global one and bans no address, and nginx caps each client instead.
     target = await startAttackTarget(100, {
       PETSTORE_TRUST_PROXY: 'true',
       PETSTORE_MAX_CONNECTIONS_PER_ADDRESS: '4000',
+      PETSTORE_PIPELINING_BAN_MS: '0',
     });
     nginx = await startNginx([`127.0.0.1:${target.port}`]);
     nginxPort = Number(new URL(nginx.url).port);

@@ -204,11 +204,13 @@ describe.skipIf(!hasPostgresServer || !hasRedisServer || !hasNginx)(
     it('(d) let exactly one of concurrent PATCHes with one If-Match win, across both instances', async () => {
       const current = await send(`${nginx.url}/v1/inventory/2`, { headers: bearer(keys.big) });
       expect(current).toMatchObject({ status: 200, etag: '"1"' });
+      // From 50 client addresses, two each: nginx takes at most 64 requests in progress per address.
       const patch = (q: number): Promise<Answer> =>
         send(`${nginx.url}/v1/inventory/2`, {
           method: 'PATCH',
           headers: { ...bearer(keys.big), 'content-type': 'application/json', 'if-match': current.etag as string },
           body: JSON.stringify({ quantity: q }),
+          from: `127.0.2.${(q % 50) + 1}`,
         });
       const before = instances.map((s) => served(s, keys.big.id, 'PATCH'));
       const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => patch(i + 10)));

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectFrom } from '../support/hostile-load.js';
 import { finalResponse, type ListeningApp, openSocket, startListeningApp } from '../support/listening-app.js';
 import { aPet } from '../support/mothers.js';
 
@@ -132,6 +133,67 @@ describe('the cap on open connections', () => {
 
       for (const socket of held) socket.destroy();
       await expect.poll(async () => (await fetch(`${app.running.url}/livez`)).status).toBe(200);
+    } finally {
+      await app.running.drain();
+    }
+  });
+});
+
+/** Whether a connection from `from` is closed by the server before it answers a /livez. */
+async function refusedOnArrival(port: number, from: string): Promise<boolean> {
+  const socket = await connectFrom(port, from);
+  let answer = '';
+  socket.setEncoding('utf8').on('data', (t: string) => {
+    answer += t;
+  });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  if (!socket.destroyed) socket.write('GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  await closed;
+  return answer === '';
+}
+
+describe('the cap per client address', () => {
+  it('closes a client’s connections past its cap on arrival, and serves other addresses all the same', async () => {
+    const app = await startListeningApp({ limits: { maxConnectionsPerAddress: 3 } });
+    try {
+      const held = await Promise.all([1, 2, 3].map(() => connectFrom(app.port, '127.0.0.8')));
+      expect(await refusedOnArrival(app.port, '127.0.0.8')).toBe(true);
+      expect(await refusedOnArrival(app.port, '127.0.0.9')).toBe(false);
+      for (const socket of held) socket.destroy();
+      await expect.poll(() => refusedOnArrival(app.port, '127.0.0.8')).toBe(false);
+    } finally {
+      await app.running.drain();
+    }
+  });
+
+  it('closes a connection pipelining past its bound and refuses its address for the ban’s time', async () => {
+    const app = await startListeningApp({ limits: { maxPipelinedRequests: 2, pipeliningBanMs: 1_500 } });
+    try {
+      const socket = await connectFrom(app.port, '127.0.0.10');
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(10));
+      await closed;
+      expect(await refusedOnArrival(app.port, '127.0.0.10')).toBe(true);
+      expect(await refusedOnArrival(app.port, '127.0.0.11')).toBe(false);
+      await expect.poll(() => refusedOnArrival(app.port, '127.0.0.10'), { timeout: 5_000, interval: 250 }).toBe(false);
+    } finally {
+      await app.running.drain();
+    }
+  });
+
+  it('runs a connection’s pipelined requests within the bound, in order', async () => {
+    const app = await startListeningApp({ limits: { maxPipelinedRequests: 2 } });
+    try {
+      const socket = await connectFrom(app.port, '127.0.0.12');
+      let raw = '';
+      socket.setEncoding('utf8').on('data', (t: string) => {
+        raw += t;
+      });
+      socket.write(['/livez', '/readyz', '/livez'].map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+      await expect
+        .poll(() => raw.match(/"status":"(live|ready)"/g))
+        .toEqual(['"status":"live"', '"status":"ready"', '"status":"live"']);
+      socket.destroy();
     } finally {
       await app.running.drain();
     }

@@ -142,9 +142,9 @@ export async function probeUntil(
 }
 
 /**
- * Keeps `connections` connections from `from` busy for `durationMs`, each writing `request` again and
- * again as fast as the socket takes it and never reading an answer; a connection the server closes is
- * opened again. Resolves once every connection is destroyed.
+ * Keeps `connections` connections from `from` busy for `durationMs`, each pipelining `request` in bursts
+ * of 64, a burst a turn of the event loop for as long as the socket takes them, and never reading an
+ * answer; a connection the server closes is opened again. Resolves once every connection is destroyed.
  */
 export async function pipelineWithoutReading(
   port: number,
@@ -165,22 +165,14 @@ export async function pipelineWithoutReading(
       // Never read: the answers pile up in the kernel's buffers, then in the server's.
       socket.pause();
       await new Promise<void>((resolve) => {
-        // Writes while the socket takes more, a few bursts a turn: a peer that reads as fast as it is
-        // written to (nginx) would otherwise keep this loop, and this process's event loop, busy.
+        // One burst a turn, not a loop while the socket takes more: a peer that reads as fast as it is
+        // written to (nginx) would keep such a loop, and this process's event loop, busy for ever.
         const pump = (): void => {
-          if (performance.now() >= deadline) {
-            socket.destroy();
-            return;
-          }
-          for (let i = 0; i < 16; i += 1) {
-            if (socket.destroyed || !socket.write(burst)) return;
-          }
-          setImmediate(pump);
+          if (performance.now() >= deadline) socket.destroy();
+          else if (!socket.destroyed && socket.write(burst)) setImmediate(pump);
         };
         socket.on('drain', pump);
         socket.once('close', () => resolve());
-        const timer = setInterval(pump, 50);
-        socket.once('close', () => clearInterval(timer));
         pump();
       });
     }

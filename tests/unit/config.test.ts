@@ -107,7 +107,7 @@ describe('configuration from the environment', () => {
 });
 
 describe('the connection limits', () => {
-  it('default to 10 s for the headers, 30 s for a request, 5 s of keep-alive, 4,000 connections, 256 an address, 32 pipelined and 30 s without traffic', () => {
+  it('default to 10 s for the headers, 30 s for a request, 5 s of keep-alive, 4,000 connections, 256 an address, 32 pipelined, a 10 s ban past them and 30 s without traffic', () => {
     expect(readConfig({}).connectionLimits).toEqual({
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -115,6 +115,7 @@ describe('the connection limits', () => {
       maxConnections: 4_000,
       maxConnectionsPerAddress: 256,
       maxPipelinedRequests: 32,
+      pipeliningBanMs: 10_000,
       inactivityTimeoutMs: 30_000,
     });
   });
@@ -127,6 +128,7 @@ describe('the connection limits', () => {
       PETSTORE_MAX_CONNECTIONS: '100',
       PETSTORE_MAX_CONNECTIONS_PER_ADDRESS: '10',
       PETSTORE_MAX_PIPELINED_REQUESTS: '0',
+      PETSTORE_PIPELINING_BAN_MS: '0',
       PETSTORE_INACTIVITY_TIMEOUT_MS: '7000',
     });
     expect(c.connectionLimits).toEqual({
@@ -136,6 +138,7 @@ describe('the connection limits', () => {
       maxConnections: 100,
       maxConnectionsPerAddress: 10,
       maxPipelinedRequests: 0,
+      pipeliningBanMs: 0,
       inactivityTimeoutMs: 7_000,
     });
   });
