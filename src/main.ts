@@ -15,7 +15,7 @@ import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js'
 import { httpMetricsOf, listenForMetrics, metricsModule } from './composition/metrics-module.js';
 import { startOutcomePurge } from './composition/outcome-purge.js';
 import { postgresStorageModule } from './composition/postgres-module.js';
-import { redisLimiterModule } from './composition/redis-module.js';
+import { redisLimiterModule, usesRedis } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 
 /** PostgreSQL when DATABASE_URL is set, else the SQLite file: opened (and migrated) before the container. */
@@ -42,12 +42,11 @@ async function serve(config: Config): Promise<void> {
   // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file; over
   // PostgreSQL it starts empty (the default module), since instances that share a store share limits
   // through Redis.
-  const limiterModules =
-    config.redisUrl !== undefined
-      ? [redisLimiterModule({ ...config, redisUrl: config.redisUrl })]
-      : config.databaseUrl === undefined
-        ? [limiterSnapshotModule()]
-        : [];
+  const limiterModules = usesRedis(config)
+    ? [redisLimiterModule(config)]
+    : config.databaseUrl === undefined
+      ? [limiterSnapshotModule()]
+      : [];
   const metrics = config.metrics ? createServiceMetrics() : undefined;
   const measured = metrics === undefined ? [] : [metricsModule(metrics)];
   const httpMetrics = metrics === undefined ? undefined : httpMetricsOf(metrics, config);
@@ -88,7 +87,7 @@ async function serve(config: Config): Promise<void> {
   });
   readiness.ready = true;
   const stopPurge = startOutcomePurge(core, logger);
-  const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
+  const limiter = config.redisClusterNodes !== undefined ? 'redis-cluster' : usesRedis(config) ? 'redis' : 'in-process';
   const db = config.databaseUrl === undefined ? config.dbPath : describeUrl(config.databaseUrl);
   logger.info({ url: `${running.url}/v1`, env: config.env, db, limiter }, 'listening');
 

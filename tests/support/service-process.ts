@@ -19,7 +19,7 @@ export interface ServiceProcess {
 
 /** The environment of a child: this one's, less what would change the service's behaviour. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const { REDIS_URL: _r, PETSTORE_ENV: _e, PORT: _p, HOST: _h, ...rest } = process.env;
+  const { REDIS_URL: _r, REDIS_CLUSTER_NODES: _c, PETSTORE_ENV: _e, PORT: _p, HOST: _h, ...rest } = process.env;
   return { ...rest, LOG_LEVEL: 'info', ...env };
 }
 
