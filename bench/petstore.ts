@@ -12,6 +12,8 @@ import { type ServerProcess, startServer } from './server-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'dist', 'main.js');
+/** Loaded first, as npm start loads it: it starts OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+const TRACING = join(ROOT, 'dist', 'tracing.js');
 const BASELINE = join(import.meta.dirname, 'baseline-server.ts');
 const PROBE = join(import.meta.dirname, 'event-loop-probe.mjs');
 
@@ -64,7 +66,7 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
 /** This process's environment less whatever would change how a server child behaves. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const kept = Object.entries(process.env).filter(
-    ([name]) => !/^(PETSTORE_|REDIS_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name),
+    ([name]) => !/^(PETSTORE_|REDIS_|OTEL_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name),
   );
   return Object.fromEntries(kept);
 }
@@ -83,6 +85,8 @@ export interface ServiceOptions {
   readonly probeFile?: string;
   /** False: PETSTORE_METRICS=off, the service keeps no metrics; on by default, as in production. */
   readonly metrics?: boolean;
+  /** Set: traces exported to this OTLP/HTTP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing. */
+  readonly otlpEndpoint?: string;
 }
 
 /** What watches a server: the profiler, the event-loop probe, both or neither. */
@@ -103,7 +107,7 @@ const probeEnv = ({ probeFile }: Watch): NodeJS.ProcessEnv =>
 export function startService(name: string, options: ServiceOptions, logFile: string): Promise<ServerProcess> {
   return startServer(
     name,
-    [...watching(options), MAIN, 'serve'],
+    [...watching(options), '--import', TRACING, MAIN, 'serve'],
     {
       ...cleanEnv(),
       ...probeEnv(options),
@@ -114,6 +118,7 @@ export function startService(name: string, options: ServiceOptions, logFile: str
       PETSTORE_SYNCHRONOUS: 'FULL',
       LOG_LEVEL: 'info',
       ...(options.metrics === false ? { PETSTORE_METRICS: 'off' } : {}),
+      ...(options.otlpEndpoint === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint }),
       // A benchmark waits on purpose: with the default 100 ms a stall of this busy machine would hand
       // decisions to the in-process fallback, and the figures would no longer be the Redis limiter's.
       ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl, REDIS_COMMAND_TIMEOUT_MS: '5000' }),

@@ -19,6 +19,7 @@ export { FailoverRateLimiter } from './adapters/failover/failover-rate-limiter.j
 export { UnavailableRateLimiter } from './adapters/failover/unavailable-rate-limiter.js';
 export type { HttpAppDeps, HttpAppOptions, HttpUseCases } from './adapters/http/create-http-app.js';
 export { createHttpApp } from './adapters/http/create-http-app.js';
+export type { RequestTracing, TracedRequest } from './adapters/http/request-tracing.js';
 export { createMemoryAdapters, createMemoryStorage } from './adapters/memory/memory-adapters.js';
 export { MemoryApiKeyStore } from './adapters/memory/memory-api-key-store.js';
 export { MemoryInventoryRepository } from './adapters/memory/memory-inventory-repository.js';

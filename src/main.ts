@@ -17,6 +17,7 @@ import { startOutcomePurge } from './composition/outcome-purge.js';
 import { postgresStorageModule } from './composition/postgres-module.js';
 import { redisLimiterModule, usesRedis } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
+import { tracingParts, tracingStarted } from './composition/tracing.js';
 
 /** PostgreSQL when DATABASE_URL is set, else the SQLite file: opened (and migrated) before the container. */
 const storageOf = (config: Config, logger: Logger) =>
@@ -50,11 +51,21 @@ async function serve(config: Config): Promise<void> {
   const metrics = config.metrics ? createServiceMetrics() : undefined;
   const measured = metrics === undefined ? [] : [metricsModule(metrics)];
   const httpMetrics = metrics === undefined ? undefined : httpMetricsOf(metrics, config);
+  // OpenTelemetry is started by src/tracing.ts (node --import), before the modules it patches load.
+  const traced = tracingStarted() ? await tracingParts() : undefined;
+  if (config.tracing !== undefined && traced === undefined) {
+    logger.warn({}, 'tracing is off: OTEL_EXPORTER_OTLP_ENDPOINT needs node --import ./dist/tracing.js (npm start)');
+  }
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
     storage: await storageOf(config, logger),
     sqliteWriter: 'worker',
-    modules: [...limiterModules, ...measured, httpModule(config, readiness, () => checks(), httpMetrics, accessLogger)],
+    modules: [
+      ...limiterModules,
+      ...measured,
+      ...(traced === undefined ? [] : [traced.module]),
+      httpModule(config, readiness, () => checks(), httpMetrics, accessLogger, traced?.requests),
+    ],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);

@@ -44,6 +44,8 @@ export interface Config {
   readonly metrics: boolean;
   /** A port of its own for GET /metrics (on `host`); absent: /metrics is served on `port`. */
   readonly metricsPort: number | undefined;
+  /** Traces exported as OTLP over HTTP to this collector (OTEL_EXPORTER_OTLP_ENDPOINT); absent: no tracing. */
+  readonly tracing: { readonly endpoint: string } | undefined;
 }
 
 /** A configuration value the service cannot start with; names the variable. */
@@ -147,10 +149,17 @@ const EnvSchema = v.object({
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   PETSTORE_METRICS: v.optional(v.picklist(['on', 'off']), 'on'),
   PETSTORE_METRICS_PORT: v.optional(integer(0, 65_535)),
+  OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^https?:\/\/[^/]/, 'must be the URL of an OTLP/HTTP collector, e.g. http://127.0.0.1:4318'),
+      v.check((url) => URL.canParse(url), 'must be the URL of an OTLP/HTTP collector, e.g. http://127.0.0.1:4318'),
+    ),
+  ),
 });
 
 /** The variables whose values may hold credentials (a URL's user and password): never printed. */
-const SECRET_BEARING: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL']);
+const SECRET_BEARING: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT']);
 
 /**
  * Reads and validates the configuration. Empty variables count as unset. Throws a ConfigError naming
@@ -229,5 +238,6 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     logLevel: e.LOG_LEVEL,
     metrics: e.PETSTORE_METRICS === 'on',
     metricsPort: e.PETSTORE_METRICS_PORT,
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? undefined : { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT },
   };
 }
