@@ -101,7 +101,7 @@ const probeEnv = ({ probeFile }: Watch): NodeJS.ProcessEnv =>
   probeFile === undefined ? {} : { BENCH_PROBE_FILE: probeFile };
 
 /**
- * Runs the built service (`node dist/main.js serve`) on a free port of 127.0.0.1: production (nothing
+ * Runs the built service (`node --import dist/tracing.js dist/main.js serve`) on a free port of 127.0.0.1: production (nothing
  * seeded), synchronous FULL, the default log level (one line per request, to a file).
  */
 export function startService(name: string, options: ServiceOptions, logFile: string): Promise<ServerProcess> {
