@@ -80,6 +80,11 @@ describe.each([
       // Export within a tenth of a second rather than the default five.
       OTEL_BSP_SCHEDULE_DELAY: '100',
     });
+    // Until its client is connected, a decision fails over to the in-process limiter and makes no Redis call.
+    await eventually('Redis up in /readyz', async () => {
+      const ready = (await (await fetch(`${service.url}/readyz`)).json()) as { checks?: { redis?: string } };
+      return ready.checks?.redis === 'up';
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -148,6 +153,10 @@ describe.each([
           'http.response.status_code': status,
           'petstore.key_id': keyId,
         });
+        // Spans leave in batches, which may arrive in any order: wait for the Redis call's too.
+        await eventually('the Redis span of the request', () =>
+          traceOf(root).some((s) => s.attributes['db.system.name'] === 'redis'),
+        );
         const spans = traceOf(root);
         // One root: every other span of the trace descends from the request's.
         expect(spans.filter((s) => s.parentSpanId === '')).toEqual([root]);
