@@ -44,8 +44,8 @@ export interface TracingParts {
 /**
  * Spans around every storage port and the rate limiter (children of the request's span, parents of
  * pg's and ioredis's), the request's span named by its route template, and the SDK's shutdown, which
- * exports what is still buffered, among the closeables. Loaded only when tracing runs: off, nothing of
- * OpenTelemetry is imported.
+ * exports what is still buffered, among the closeables. Their modules are imported only when tracing
+ * runs.
  */
 export async function tracingParts(): Promise<TracingParts> {
   const tracing = running;

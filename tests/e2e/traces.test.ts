@@ -203,4 +203,10 @@ describe.each([
     expect(receiver.spans.filter((s) => s.attributes['url.path'] === '/livez')).toEqual([]);
     expect(new Set(receiver.paths)).toEqual(new Set(['/v1/traces']));
   });
+
+  it.skipIf(!available)('keeps the metrics of the same calls: spans and timings wrap the ports together', async () => {
+    const metrics = await (await fetch(`${service.url}/metrics`)).text();
+    expect(metrics).toMatch(/^petstore_storage_operation_duration_seconds_count\{port="inventory",operation="get"/m);
+    expect(metrics).toMatch(/^petstore_rate_limit_decisions_total\{outcome="admitted",limiter="redis"\} [1-9]/m);
+  });
 });
