@@ -1,10 +1,11 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import { MemoryRateLimiter } from '../src/adapters/memory/memory-rate-limiter.js';
-import { createRedisClient, whenReady } from '../src/adapters/redis/redis-client.js';
+import { createRedisClient, createRedisClusterClient, whenReady } from '../src/adapters/redis/redis-client.js';
 import { RedisRateLimiter } from '../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';
 import { LIMIT_MAX, rateLimitPolicy } from '../src/domain/plan.js';
+import { startRedisCluster } from '../tests/support/redis-cluster.js';
 import { count, median, percentiles, ratio, runs, table } from './stats.js';
 
 type Decide = (subject: string) => Promise<unknown>;
@@ -57,19 +58,32 @@ async function measure(decide: Decide, inFlight: number, seconds: number): Promi
   };
 }
 
-/** The CPU seconds, user and system, the Redis server has used since it started (INFO cpu). */
-async function serverCpuSeconds(admin: Redis): Promise<number> {
-  const info = await admin.info('cpu');
-  const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
-  return field('used_cpu_user') + field('used_cpu_sys');
+/** One client on each Redis server of the pair's store (one, or each master of a cluster), for its statistics. */
+type Admins = readonly Redis[];
+
+/** Sums `read` over every server. */
+async function summed(admins: Admins, read: (admin: Redis) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (const admin of admins) total += await read(admin);
+  return total;
 }
 
-/** Microseconds the server spent in EVALSHA since the last reset, then resets the statistics. */
-async function scriptMicros(admin: Redis): Promise<number> {
-  const stats = await admin.info('commandstats');
-  await admin.config('RESETSTAT');
-  return Number(/^cmdstat_evalsha:calls=\d+,usec=(\d+)/m.exec(stats)?.[1] ?? Number.NaN);
-}
+/** The CPU seconds, user and system, the Redis servers have used since they started (INFO cpu). */
+const serverCpuSeconds = (admins: Admins): Promise<number> =>
+  summed(admins, async (admin) => {
+    const info = await admin.info('cpu');
+    const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+    return field('used_cpu_user') + field('used_cpu_sys');
+  });
+
+/** Microseconds the servers spent in EVALSHA since the last reset, then resets the statistics. */
+const scriptMicros = (admins: Admins): Promise<number> =>
+  summed(admins, async (admin) => {
+    const stats = await admin.info('commandstats');
+    await admin.config('RESETSTAT');
+    // A master that ran no script has no line.
+    return Number(/^cmdstat_evalsha:calls=\d+,usec=(\d+)/m.exec(stats)?.[1] ?? 0);
+  });
 
 interface Side {
   readonly rates: number[];
@@ -83,7 +97,7 @@ interface Side {
 }
 
 export interface LimiterRow {
-  readonly pair: 'Redis' | 'in-process';
+  readonly pair: 'Redis' | 'Redis Cluster' | 'in-process';
   readonly inFlight: number;
   readonly ours: Side;
   readonly theirs: Side;
@@ -96,7 +110,7 @@ async function compare(
   theirs: Decide,
   inFlight: number,
   settings: LimiterSettings,
-  admin?: Redis,
+  admin?: Admins,
 ): Promise<LimiterRow> {
   const side = (): Side => ({ rates: [], p50Us: [], p99Us: [], clientCpuUs: [], micros: [], serverCpuUs: [] });
   const row: LimiterRow = { pair, inFlight, ours: side(), theirs: side() };
@@ -140,6 +154,8 @@ export const limiterCpuRatios = (row: LimiterRow): number[] => {
  * counts in both; RateLimiterRedis counts in one fixed window. Sequential (each decision awaited) and 50
  * in flight; the two sides alternate. For the Redis pair it also reads the server's own time per script
  * call (INFO commandstats), which bounds what one Redis can decide per second whatever the clients.
+ * Then the Redis pair again on a Redis Cluster of three masters (on this machine, started for the suite),
+ * each side with a `createRedisClusterClient` client, the servers' figures summed over the masters.
  */
 export async function runLimiterSuite(
   redisUrl: string,
@@ -164,7 +180,7 @@ export async function runLimiterSuite(
         (s) => theirRedis.consume(s),
         inFlight,
         settings,
-        admin,
+        [admin],
       );
       const memory = await compare(
         'in-process',
@@ -178,14 +194,49 @@ export async function runLimiterSuite(
         progress(`  ${r.pair}, ${r.inFlight} in flight: ours / theirs ${ratio(median(limiterRatios(r)))}`);
       }
     }
+    rows.push(...(await clusterRows(settings, progress)));
     return rows;
   } finally {
     for (const client of [ourClient, theirClient, admin]) client.disconnect();
   }
 }
 
+/** The Redis pair on a Redis Cluster of three masters, sequential and 50 in flight. */
+async function clusterRows(settings: LimiterSettings, progress: (line: string) => void): Promise<LimiterRow[]> {
+  const cluster = await startRedisCluster();
+  const [ourClient, theirClient] = [0, 1].map(() =>
+    createRedisClusterClient(cluster.nodes, { commandTimeoutMs: 5_000 }),
+  ) as [Cluster, Cluster];
+  const admins = cluster.nodes.map((n) =>
+    createRedisClient(`redis://${n.host}:${n.port}`, { commandTimeoutMs: 5_000 }),
+  );
+  try {
+    for (const client of [ourClient, theirClient, ...admins]) await whenReady(client, 10_000);
+    const ours = new RedisRateLimiter(ourClient, systemClock, { keyPrefix: 'bench:' });
+    const theirs = new RateLimiterRedis({ storeClient: theirClient, points: LIMIT_MAX, duration: 60 });
+    const rows: LimiterRow[] = [];
+    for (const inFlight of [1, IN_FLIGHT]) {
+      const row = await compare(
+        'Redis Cluster',
+        (s) => ours.admit(s, UNLIMITED),
+        (s) => theirs.consume(s),
+        inFlight,
+        settings,
+        admins,
+      );
+      rows.push(row);
+      progress(`  ${row.pair}, ${row.inFlight} in flight: ours / theirs ${ratio(median(limiterRatios(row)))}`);
+    }
+    return rows;
+  } finally {
+    for (const client of [ourClient, theirClient, ...admins]) client.disconnect();
+    await cluster.stop();
+  }
+}
+
 const PAIRS: Record<LimiterRow['pair'], string> = {
   Redis: '`RedisRateLimiter` vs `RateLimiterRedis`',
+  'Redis Cluster': '`RedisRateLimiter` vs `RateLimiterRedis`, Redis Cluster of 3 masters',
   'in-process': '`MemoryRateLimiter` vs `RateLimiterMemory`',
 };
 
@@ -212,7 +263,9 @@ export function limiterSection(rows: readonly LimiterRow[], settings: LimiterSet
     'each run). Both Redis limiters decide in a Lua script: theirs runs SET NX, INCRBY and PTTL, one call a',
     'decision; ours decides the decisions asked for in one turn of the event loop in one call (up to 100),',
     'each by HGET and HSET of its state, with one TIME for all. Redis CPU bounds what one Redis core can',
-    'decide a second for all service processes together.',
+    'decide a second for all service processes together. The Redis Cluster rows run the Redis pair on three',
+    "masters on this machine, with `createRedisClusterClient` clients, the servers' figures summed over the",
+    "masters; ours then makes one call per hash slot of a turn's decisions, so distinct subjects rarely share one.",
     '',
     table(
       [

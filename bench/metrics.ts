@@ -6,6 +6,7 @@ import { type LoadRun, runLoad } from './load.js';
 import { preparePetstore, startService } from './petstore.js';
 import { type ServerProcess, stopAll } from './server-process.js';
 import { count, median, ratio, runs, table } from './stats.js';
+import { runTracingComparison, type TracingResult, tracingSection } from './tracing.js';
 
 const percent = (n: number): string => `${(n * 100).toFixed(1)} %`;
 
@@ -30,6 +31,8 @@ export interface MetricsProfile {
 export interface MetricsResult {
   readonly rounds: readonly MetricsRound[];
   readonly profile: MetricsProfile;
+  /** The service with tracing on against it with metrics on; absent from the records of runs before tracing. */
+  readonly tracing?: TracingResult;
 }
 
 const METRICS_CODE = /dist\/adapters\/prometheus\/|dist\/adapters\/http\/request-metrics\.js|^prom-client\//;
@@ -128,10 +131,12 @@ export async function runMetricsSuite(
     }
     await assertNoWarnings(on, logs.on);
     await assertNoWarnings(off, logs.off);
+    await stopAll([off]);
+    const tracing = await runTracingComparison(dir, on, join(dir, 'metrics-on.db'), key, settings, progress);
     // Stopped before the profiled run, so that it has the CPUs to itself; stopping again is harmless.
     await stopAll(servers);
     const profile = await profileMetrics(dir, join(dir, 'metrics-on.db'), key, settings.seconds, progress);
-    return { rounds, profile };
+    return { rounds, profile, tracing };
   } finally {
     await stopAll(servers);
   }
@@ -184,5 +189,6 @@ export function metricsSection(result: MetricsResult, settings: LoadSettings): s
       ['metrics function (profiled run)', 'self ms', 'of busy CPU'],
       profile.top.map((f) => [f.name, f.ms.toFixed(0), percent(f.ms / profile.busyMs)]),
     ),
+    ...(result.tracing === undefined ? [] : ['', tracingSection(result.tracing, settings)]),
   ].join('\n');
 }

@@ -12,6 +12,8 @@ import { type ServerProcess, startServer } from './server-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'dist', 'main.js');
+/** Loaded first, as npm start loads it: it starts OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+const TRACING = join(ROOT, 'dist', 'tracing.js');
 const BASELINE = join(import.meta.dirname, 'baseline-server.ts');
 const PROBE = join(import.meta.dirname, 'event-loop-probe.mjs');
 
@@ -64,7 +66,7 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
 /** This process's environment less whatever would change how a server child behaves. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const kept = Object.entries(process.env).filter(
-    ([name]) => !/^(PETSTORE_|REDIS_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name),
+    ([name]) => !/^(PETSTORE_|REDIS_|OTEL_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name),
   );
   return Object.fromEntries(kept);
 }
@@ -73,6 +75,8 @@ export interface ServiceOptions {
   readonly db: string;
   /** Set: the Redis limiter; unset: the in-process one. */
   readonly redisUrl?: string;
+  /** Set (`host:port,...`): the Redis limiter on a Redis Cluster, instead of `redisUrl`. */
+  readonly redisClusterNodes?: string;
   /** Set: PostgreSQL for storage instead of the SQLite file `db`. */
   readonly databaseUrl?: string;
   /** Set: run under `node --cpu-prof`, the profile written to this folder when the process exits. */
@@ -81,6 +85,8 @@ export interface ServiceOptions {
   readonly probeFile?: string;
   /** False: PETSTORE_METRICS=off, the service keeps no metrics; on by default, as in production. */
   readonly metrics?: boolean;
+  /** Set: traces exported to this OTLP/HTTP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing. */
+  readonly otlpEndpoint?: string;
 }
 
 /** What watches a server: the profiler, the event-loop probe, both or neither. */
@@ -95,13 +101,13 @@ const probeEnv = ({ probeFile }: Watch): NodeJS.ProcessEnv =>
   probeFile === undefined ? {} : { BENCH_PROBE_FILE: probeFile };
 
 /**
- * Runs the built service (`node dist/main.js serve`) on a free port of 127.0.0.1: production (nothing
+ * Runs the built service (`node --import dist/tracing.js dist/main.js serve`) on a free port of 127.0.0.1: production (nothing
  * seeded), synchronous FULL, the default log level (one line per request, to a file).
  */
 export function startService(name: string, options: ServiceOptions, logFile: string): Promise<ServerProcess> {
   return startServer(
     name,
-    [...watching(options), MAIN, 'serve'],
+    [...watching(options), '--import', TRACING, MAIN, 'serve'],
     {
       ...cleanEnv(),
       ...probeEnv(options),
@@ -112,9 +118,13 @@ export function startService(name: string, options: ServiceOptions, logFile: str
       PETSTORE_SYNCHRONOUS: 'FULL',
       LOG_LEVEL: 'info',
       ...(options.metrics === false ? { PETSTORE_METRICS: 'off' } : {}),
+      ...(options.otlpEndpoint === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpEndpoint }),
       // A benchmark waits on purpose: with the default 100 ms a stall of this busy machine would hand
       // decisions to the in-process fallback, and the figures would no longer be the Redis limiter's.
       ...(options.redisUrl === undefined ? {} : { REDIS_URL: options.redisUrl, REDIS_COMMAND_TIMEOUT_MS: '5000' }),
+      ...(options.redisClusterNodes === undefined
+        ? {}
+        : { REDIS_CLUSTER_NODES: options.redisClusterNodes, REDIS_COMMAND_TIMEOUT_MS: '5000' }),
       // Likewise the wait for a pooled connection: 50 connections of load share a pool of 10, and on this
       // busy machine the slowest writes kept some requests waiting past the default 2 s (503).
       ...(options.databaseUrl === undefined

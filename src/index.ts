@@ -19,6 +19,7 @@ export { FailoverRateLimiter } from './adapters/failover/failover-rate-limiter.j
 export { UnavailableRateLimiter } from './adapters/failover/unavailable-rate-limiter.js';
 export type { HttpAppDeps, HttpAppOptions, HttpUseCases } from './adapters/http/create-http-app.js';
 export { createHttpApp } from './adapters/http/create-http-app.js';
+export type { RequestTracing, TracedRequest } from './adapters/http/request-tracing.js';
 export { createMemoryAdapters, createMemoryStorage } from './adapters/memory/memory-adapters.js';
 export { MemoryApiKeyStore } from './adapters/memory/memory-api-key-store.js';
 export { MemoryInventoryRepository } from './adapters/memory/memory-inventory-repository.js';
@@ -26,8 +27,8 @@ export { MemoryOrderBook } from './adapters/memory/memory-order-book.js';
 export { MemoryPetCatalog } from './adapters/memory/memory-pet-catalog.js';
 export { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 export { MemoryStore } from './adapters/memory/memory-store.js';
-export type { RedisClientOptions } from './adapters/redis/redis-client.js';
-export { createRedisClient } from './adapters/redis/redis-client.js';
+export type { RedisClientOptions, RedisClusterNode } from './adapters/redis/redis-client.js';
+export { createRedisClient, createRedisClusterClient } from './adapters/redis/redis-client.js';
 export type { RedisRateLimiterOptions } from './adapters/redis/redis-rate-limiter.js';
 export { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 export type { CachedApiKeyStoreOptions } from './adapters/shared/cached-api-key-store.js';

@@ -15,8 +15,9 @@ import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js'
 import { httpMetricsOf, listenForMetrics, metricsModule } from './composition/metrics-module.js';
 import { startOutcomePurge } from './composition/outcome-purge.js';
 import { postgresStorageModule } from './composition/postgres-module.js';
-import { redisLimiterModule } from './composition/redis-module.js';
+import { redisLimiterModule, usesRedis } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
+import { tracingParts, tracingStarted } from './composition/tracing.js';
 
 /** PostgreSQL when DATABASE_URL is set, else the SQLite file: opened (and migrated) before the container. */
 const storageOf = (config: Config, logger: Logger) =>
@@ -42,20 +43,29 @@ async function serve(config: Config): Promise<void> {
   // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file; over
   // PostgreSQL it starts empty (the default module), since instances that share a store share limits
   // through Redis.
-  const limiterModules =
-    config.redisUrl !== undefined
-      ? [redisLimiterModule({ ...config, redisUrl: config.redisUrl })]
-      : config.databaseUrl === undefined
-        ? [limiterSnapshotModule()]
-        : [];
+  const limiterModules = usesRedis(config)
+    ? [redisLimiterModule(config)]
+    : config.databaseUrl === undefined
+      ? [limiterSnapshotModule()]
+      : [];
   const metrics = config.metrics ? createServiceMetrics() : undefined;
   const measured = metrics === undefined ? [] : [metricsModule(metrics)];
   const httpMetrics = metrics === undefined ? undefined : httpMetricsOf(metrics, config);
+  // OpenTelemetry is started by src/tracing.ts (node --import), before the modules it patches load.
+  const traced = tracingStarted() ? await tracingParts() : undefined;
+  if (config.tracing !== undefined && traced === undefined) {
+    logger.warn({}, 'tracing is off: OTEL_EXPORTER_OTLP_ENDPOINT needs node --import ./dist/tracing.js (npm start)');
+  }
   let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
     storage: await storageOf(config, logger),
     sqliteWriter: 'worker',
-    modules: [...limiterModules, ...measured, httpModule(config, readiness, () => checks(), httpMetrics, accessLogger)],
+    modules: [
+      ...limiterModules,
+      ...measured,
+      ...(traced === undefined ? [] : [traced.module]),
+      httpModule(config, readiness, () => checks(), httpMetrics, accessLogger, traced?.requests),
+    ],
   });
   checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);
@@ -88,7 +98,7 @@ async function serve(config: Config): Promise<void> {
   });
   readiness.ready = true;
   const stopPurge = startOutcomePurge(core, logger);
-  const limiter = config.redisUrl === undefined ? 'in-process' : 'redis';
+  const limiter = config.redisClusterNodes !== undefined ? 'redis-cluster' : usesRedis(config) ? 'redis' : 'in-process';
   const db = config.databaseUrl === undefined ? config.dbPath : describeUrl(config.databaseUrl);
   logger.info({ url: `${running.url}/v1`, env: config.env, db, limiter }, 'listening');
 

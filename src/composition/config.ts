@@ -20,6 +20,8 @@ export interface Config {
     readonly connectTimeoutMs: number;
   };
   readonly redisUrl: string | undefined;
+  /** Masters of a Redis Cluster to share limits through, instead of the one server of `redisUrl`. */
+  readonly redisClusterNodes: readonly { readonly host: string; readonly port: number }[] | undefined;
   readonly redisCommandTimeoutMs: number;
   /** What the limiter does while Redis is unreachable: fall back in process, or answer 503. */
   readonly rateLimitFailure: 'open' | 'closed';
@@ -42,6 +44,8 @@ export interface Config {
   readonly metrics: boolean;
   /** A port of its own for GET /metrics (on `host`); absent: /metrics is served on `port`. */
   readonly metricsPort: number | undefined;
+  /** Traces exported as OTLP over HTTP to this collector (OTEL_EXPORTER_OTLP_ENDPOINT); absent: no tracing. */
+  readonly tracing: { readonly endpoint: string } | undefined;
 }
 
 /** A configuration value the service cannot start with; names the variable. */
@@ -81,6 +85,25 @@ const durations = v.pipe(
   }),
 );
 
+const CLUSTER_NODE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d+)$/;
+
+/** `host:port,host:port`: some masters of a Redis Cluster (an IPv6 address in brackets). */
+const clusterNodes = v.pipe(
+  v.string(),
+  v.rawTransform<string, { host: string; port: number }[]>(({ dataset, addIssue, NEVER }) => {
+    const nodes = dataset.value.split(',').map((entry) => {
+      const match = CLUSTER_NODE.exec(entry.trim());
+      const port = match?.[2] === undefined ? undefined : integerInRange(match[2], 1, 65_535);
+      return match?.[1] === undefined || port === undefined
+        ? undefined
+        : { host: match[1].replace(/^\[|\]$/g, ''), port };
+    });
+    if (nodes.every((n) => n !== undefined)) return nodes;
+    addIssue({ message: 'must be a comma-separated list of host:port, e.g. 10.0.0.1:7000,10.0.0.2:7000' });
+    return NEVER;
+  }),
+);
+
 const httpDate = v.pipe(
   v.string(),
   v.transform((s) => new Date(s)),
@@ -104,6 +127,7 @@ const EnvSchema = v.object({
   PETSTORE_PG_STATEMENT_TIMEOUT_MS: v.optional(integer(1, 600_000), '5000'),
   PETSTORE_PG_CONNECT_TIMEOUT_MS: v.optional(integer(1, 600_000), '2000'),
   REDIS_URL: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'))),
+  REDIS_CLUSTER_NODES: v.optional(clusterNodes),
   REDIS_COMMAND_TIMEOUT_MS: v.optional(integer(1, 60_000), '100'),
   PETSTORE_RATE_LIMIT_FAILURE: v.optional(v.picklist(['open', 'closed']), 'open'),
   PETSTORE_BAN_STRIKES: v.optional(integer(1, 1_000_000), '20'),
@@ -138,10 +162,17 @@ const EnvSchema = v.object({
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   PETSTORE_METRICS: v.optional(v.picklist(['on', 'off']), 'on'),
   PETSTORE_METRICS_PORT: v.optional(integer(0, 65_535)),
+  OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^https?:\/\/[^/]/, 'must be the URL of an OTLP/HTTP collector, e.g. http://127.0.0.1:4318'),
+      v.check((url) => URL.canParse(url), 'must be the URL of an OTLP/HTTP collector, e.g. http://127.0.0.1:4318'),
+    ),
+  ),
 });
 
 /** The variables whose values may hold credentials (a URL's user and password): never printed. */
-const SECRET_BEARING: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL']);
+const SECRET_BEARING: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT']);
 
 /**
  * Reads and validates the configuration. Empty variables count as unset. Throws a ConfigError naming
@@ -171,6 +202,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
   if (e.PETSTORE_METRICS_PORT !== undefined && e.PETSTORE_METRICS === 'off') {
     throw new ConfigError('PETSTORE_METRICS_PORT: needs PETSTORE_METRICS=on; there are no metrics to serve');
   }
+  if (e.REDIS_URL !== undefined && e.REDIS_CLUSTER_NODES !== undefined) {
+    throw new ConfigError('REDIS_CLUSTER_NODES: set it or REDIS_URL, not both (a cluster, or one server)');
+  }
   // Node refuses a server whose whole request may take less time than its headers.
   if (e.PETSTORE_REQUEST_TIMEOUT_MS < e.PETSTORE_HEADERS_TIMEOUT_MS) {
     throw new ConfigError('PETSTORE_REQUEST_TIMEOUT_MS: must not be shorter than PETSTORE_HEADERS_TIMEOUT_MS');
@@ -189,6 +223,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       connectTimeoutMs: e.PETSTORE_PG_CONNECT_TIMEOUT_MS,
     },
     redisUrl: e.REDIS_URL,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     rateLimitFailure: e.PETSTORE_RATE_LIMIT_FAILURE,
     ban: {
@@ -220,5 +255,6 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     logLevel: e.LOG_LEVEL,
     metrics: e.PETSTORE_METRICS === 'on',
     metricsPort: e.PETSTORE_METRICS_PORT,
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? undefined : { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT },
   };
 }

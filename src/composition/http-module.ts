@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
+import type { RequestTracing } from '../adapters/http/request-tracing.js';
 import type { Config } from './config.js';
 import { bindResolved, type HealthCheck, TOKENS, token } from './tokens.js';
 
@@ -18,7 +19,8 @@ export interface Readiness {
 /**
  * The Koa app over the core. /readyz is ready only while `readiness.ready` holds and every critical
  * health check passes; it reports every check (Redis, when used), critical or not. With `metrics`, every
- * request is measured, and GET /metrics served unless they have a listener of their own.
+ * request is measured, and GET /metrics served unless they have a listener of their own. With `tracing`,
+ * each request's span is named by its route template and carries its key id.
  */
 export const httpModule = (
   config: Config,
@@ -26,6 +28,7 @@ export const httpModule = (
   checks: () => readonly HealthCheck[],
   metrics?: HttpMetrics,
   accessLogger?: Logger,
+  tracing?: RequestTracing,
 ) =>
   new ContainerModule((options) => {
     bindResolved(
@@ -42,6 +45,7 @@ export const httpModule = (
           healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),
           ...(metrics === undefined ? {} : { metrics }),
           ...(accessLogger === undefined ? {} : { accessLogger }),
+          ...(tracing === undefined ? {} : { tracing }),
           options: {
             sunsetAt: config.sunsetAt,
             deprecatedAt: config.deprecatedAt,

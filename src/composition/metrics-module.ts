@@ -8,8 +8,8 @@ import type { Config } from './config.js';
 import { listen, type RunningServer } from './http-server.js';
 import { type Instrumentation, id, TOKENS, type Token } from './tokens.js';
 
-/** The storage ports, by the name their metrics carry. */
-const STORAGE_PORTS: readonly (readonly [string, Token<object>])[] = [
+/** The storage ports, by the name their metrics and spans carry. */
+export const STORAGE_PORTS: readonly (readonly [string, Token<object>])[] = [
   ['inventory', TOKENS.inventory],
   ['changes', TOKENS.changes],
   ['pets', TOKENS.pets],

@@ -1,27 +1,38 @@
 import { ContainerModule } from 'inversify';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { FailoverRateLimiter } from '../adapters/failover/failover-rate-limiter.js';
 import { UnavailableRateLimiter } from '../adapters/failover/unavailable-rate-limiter.js';
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
-import { createRedisClient } from '../adapters/redis/redis-client.js';
+import { createRedisClient, createRedisClusterClient } from '../adapters/redis/redis-client.js';
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
+import type { OutageLogger } from '../adapters/shared/outage-logger.js';
 import type { Config } from './config.js';
 import { bindResolved, type Closeable, type HealthCheck, TOKENS, token } from './tokens.js';
 
-const REDIS = token<Redis>('Redis');
+const REDIS = token<Redis | Cluster>('Redis');
 const FAILOVER = token<FailoverRateLimiter>('FailoverRateLimiter');
 
+/** Whether the configuration shares limits through Redis: one server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES). */
+export const usesRedis = (config: Config): boolean =>
+  config.redisUrl !== undefined || config.redisClusterNodes !== undefined;
+
+/** The client of the configured Redis: a Cluster client for REDIS_CLUSTER_NODES, else one for REDIS_URL. */
+function redisClientOf(config: Config, logger: OutageLogger): Redis | Cluster {
+  const options = { commandTimeoutMs: config.redisCommandTimeoutMs, logger };
+  if (config.redisClusterNodes !== undefined) return createRedisClusterClient(config.redisClusterNodes, options);
+  if (config.redisUrl !== undefined) return createRedisClient(config.redisUrl, options);
+  throw new Error('the Redis limiter needs REDIS_URL or REDIS_CLUSTER_NODES');
+}
+
 /**
- * The limiter shared by every process through Redis (REDIS_URL), behind a circuit breaker: while Redis
+ * The limiter shared by every process through Redis (REDIS_URL or REDIS_CLUSTER_NODES), behind a circuit breaker: while Redis
  * is unreachable, decisions come from an in-process limiter (fail open, the default) or the request
  * is refused with 503 (fail closed). Fail-closed also takes the process out of /readyz while Redis is
  * down; fail-open keeps serving, so a Redis outage never takes every instance out at once.
  */
-export const redisLimiterModule = (config: Config & { readonly redisUrl: string }) =>
+export const redisLimiterModule = (config: Config) =>
   new ContainerModule((options) => {
-    bindResolved(options, REDIS, [TOKENS.logger], (logger) =>
-      createRedisClient(config.redisUrl, { commandTimeoutMs: config.redisCommandTimeoutMs, logger }),
-    );
+    bindResolved(options, REDIS, [TOKENS.logger], (logger) => redisClientOf(config, logger));
     bindResolved(
       options,
       FAILOVER,

@@ -23,11 +23,11 @@ export interface RedisServer {
   resume(): void;
 }
 
-const INSTALL = 'install it (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis)';
+export const INSTALL = 'install it (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis)';
 const READY_WITHIN_MS = 10_000;
 const STOP_WITHIN_MS = 5_000;
 
-const isCi = (): boolean => process.env.CI === 'true' || process.env.CI === '1';
+export const isCi = (): boolean => process.env.CI === 'true' || process.env.CI === '1';
 
 /**
  * Whether the Redis suites can run. Without redis-server they are skipped with a warning, except under
@@ -73,13 +73,16 @@ async function pings(port: number): Promise<boolean> {
   }
 }
 
-const alive = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
+export const alive = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
 
-/** Runs redis-server on `port` and waits until it answers PING, or throws with its output. */
-async function launch(port: number, dir: string): Promise<ChildProcess> {
+/**
+ * Runs redis-server on `port` (loopback only, nothing saved), with `extra` settings such as a cluster
+ * node's, and waits until it answers PING, or throws with its output.
+ */
+export async function launchRedis(port: number, dir: string, extra: readonly string[] = []): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...extra],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -98,7 +101,8 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
   throw new Error(`redis-server on port ${port} did not answer PING within ${READY_WITHIN_MS} ms:\n${output}`);
 }
 
-async function end(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+/** Ends `child` with `signal` (SIGKILL if it lingers), even when it is paused; resolves once it exited. */
+export async function end(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (!alive(child)) return;
   const exited = once(child, 'exit');
   // A paused process leaves SIGTERM pending until it runs again.
@@ -117,7 +121,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   for (let attempt = 1; child === undefined; attempt += 1) {
     port = await freePort();
     try {
-      child = await launch(port, dir);
+      child = await launchRedis(port, dir);
     } catch (error) {
       if (attempt === 3) {
         await rm(dir, { recursive: true, force: true });
@@ -144,7 +148,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     },
     async restart() {
       await end(current, 'SIGKILL');
-      current = await launch(port, dir);
+      current = await launchRedis(port, dir);
     },
     running() {
       return alive(current);

@@ -19,7 +19,7 @@ export interface ServiceProcess {
 
 /** The environment of a child: this one's, less what would change the service's behaviour. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const { REDIS_URL: _r, PETSTORE_ENV: _e, PORT: _p, HOST: _h, ...rest } = process.env;
+  const { REDIS_URL: _r, REDIS_CLUSTER_NODES: _c, PETSTORE_ENV: _e, PORT: _p, HOST: _h, ...rest } = process.env;
   return { ...rest, LOG_LEVEL: 'info', ...env };
 }
 
@@ -28,10 +28,15 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
  * Fails, with what the process printed, if it exits first or takes longer than `timeoutMs`.
  */
 export function startService(env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts'), 'serve'], {
-    cwd: root,
-    env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }),
-  });
+  // As npm start runs it: src/tracing.ts first, which starts OpenTelemetry when the environment asks.
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', join(root, 'src/tracing.ts'), join(root, 'src/main.ts'), 'serve'],
+    {
+      cwd: root,
+      env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }),
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8');

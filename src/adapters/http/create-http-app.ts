@@ -16,6 +16,7 @@ import { addOrderRoutes } from './order-routes.js';
 import { addPetRoutes } from './pet-routes.js';
 import { protocolChecks } from './protocol-checks.js';
 import { addMetricsRoute, type HttpMetrics, requestMetrics } from './request-metrics.js';
+import { type RequestTracing, traceRequests } from './request-tracing.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
@@ -79,6 +80,8 @@ export interface HttpAppDeps extends HttpUseCases {
   readonly healthChecks?: () => Readonly<Record<string, boolean>>;
   /** Request durations, and GET /metrics unless the metrics have their own listener. None when absent. */
   readonly metrics?: HttpMetrics;
+  /** Names each request's trace by its route template and marks its key id. None when absent. */
+  readonly tracing?: RequestTracing;
   readonly options: HttpAppOptions;
 }
 
@@ -146,6 +149,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
 
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
   app.use(accessLog(deps.accessLogger ?? logger));
+  if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing, router));
   app.use(errorMiddleware(logger));
   app.use(protocolChecks);
   app.use(apiGuard(deps));

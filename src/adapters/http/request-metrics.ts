@@ -34,7 +34,7 @@ type AppRouter = Router<HttpState, RoutedContext>;
  * another method (405) takes that path's template. Anything else is UNMATCHED_ROUTE: a raw path would
  * let any client add series without bound.
  */
-function routeLabel(ctx: HttpContext, router: AppRouter): string {
+export function routeLabel(ctx: HttpContext, router: AppRouter): string {
   if (typeof ctx._matchedRoute === 'string') return ctx._matchedRoute;
   const match = router.match(ctx.path, ctx.method);
   const layer = match.pathAndMethod.find((l) => l.methods.length > 0) ?? match.path.find((l) => l.methods.length > 0);

@@ -1,3 +1,5 @@
+import { isAsyncIterable, isPromise, type PortMethod, wrapMethods } from '../shared/method-names.js';
+
 /** Records how long one storage call took, and whether it failed. */
 export interface OperationTimer {
   observe(seconds: number): void;
@@ -10,12 +12,6 @@ export interface OperationTimers {
 }
 
 const since = (startedAt: number): number => (performance.now() - startedAt) / 1000;
-
-const isPromise = (value: unknown): value is Promise<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-
-const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
-  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 
 /**
  * Passes the chunks of a listing through, timing only the store's own work: the time spent in its
@@ -52,11 +48,7 @@ async function* timedListing<T>(source: AsyncIterable<T>, timers: OperationTimer
   }
 }
 
-function timedMethod(
-  method: (...args: unknown[]) => unknown,
-  target: object,
-  timersOf: () => OperationTimers,
-): (...args: unknown[]) => unknown {
+function timedMethod(method: PortMethod, target: object, timersOf: () => OperationTimers): PortMethod {
   // Found at the first call, so that only the methods callers use have series.
   let found: OperationTimers | undefined;
   return (...args) => {
@@ -86,29 +78,11 @@ function timedMethod(
   };
 }
 
-/** The names of the methods of `value`: its own and its prototypes', short of Object's. */
-function methodNames(value: object): Set<string> {
-  const names = new Set<string>();
-  for (let o: object | null = value; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
-    for (const name of Object.getOwnPropertyNames(o)) {
-      if (name !== 'constructor' && typeof Reflect.get(o, name) === 'function') names.add(name);
-    }
-  }
-  return names;
-}
-
 /**
  * Wraps a storage port so that every method call is timed, whatever adapter is behind it: a promise is
  * timed until it settles, a listing by the time its chunks took to produce, anything else as it
- * returns. `timersOf(operation)` is asked once per method name, at its first call. The wrapper inherits from the port, so
- * its other properties and `instanceof` stay the port's; its methods are its own, found without a proxy's
- * trap on every call.
+ * returns. `timersOf(operation)` is asked once per method name, at its first call.
  */
 export function timedPort<T extends object>(port: T, timersOf: (operation: string) => OperationTimers): T {
-  const wrapper = Object.create(port) as T;
-  for (const name of methodNames(port)) {
-    const method = Reflect.get(port, name) as (...args: unknown[]) => unknown;
-    Object.defineProperty(wrapper, name, { value: timedMethod(method, port, () => timersOf(name)) });
-  }
-  return wrapper;
+  return wrapMethods(port, (method, target, name) => timedMethod(method, target, () => timersOf(name)));
 }

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { OutageLogger } from '../shared/outage-logger.js';
 
 export interface RedisClientOptions {
@@ -44,8 +44,67 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
   return client;
 }
 
+/** A master of a Redis Cluster to learn the cluster from; the others are found through it. */
+export interface RedisClusterNode {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * Makes the ioredis client of the rate limiter on a Redis Cluster, from some of its masters' addresses,
+ * with the same promises as createRedisClient: a failure is quick, and a command is sent at most once.
+ * It follows MOVED and ASK redirections (a slot moved to another master: the script has not run), and
+ * learns the slots again every 5 s and on each redirection.
+ */
+export function createRedisClusterClient(
+  nodes: readonly RedisClusterNode[],
+  options: RedisClientOptions = {},
+): Cluster {
+  const client = new Cluster(
+    nodes.map(({ host, port }) => ({ host, port })),
+    {
+      enableOfflineQueue: false,
+      redisOptions: {
+        commandTimeout: options.commandTimeoutMs ?? 100,
+        connectTimeout: options.connectTimeoutMs ?? 1_000,
+        maxRetriesPerRequest: 0,
+        autoResendUnfulfilledCommands: false,
+      },
+      // No resend after a lost connection (the script may have run before it dropped, and would count
+      // its decisions twice) nor after CLUSTERDOWN: the fallback decides at once instead.
+      retryDelayOnFailover: 0,
+      retryDelayOnClusterDown: 0,
+      // When every master is lost, try them again at most a second apart.
+      clusterRetryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+    },
+  );
+  // Without listeners an 'error' event would end the process; an outage is worth two lines a master.
+  const lost = new Set<string>();
+  client.on('error', (error: Error) => {
+    if (lost.has('cluster')) return;
+    lost.add('cluster');
+    options.logger?.warn({ err: error }, 'redis cluster unreachable');
+  });
+  client.on('ready', () => {
+    if (lost.delete('cluster')) options.logger?.info({}, 'redis cluster reachable again');
+  });
+  client.on('node error', (error: Error, node: string) => {
+    if (lost.has(node)) return;
+    lost.add(node);
+    options.logger?.warn({ err: error, node }, 'redis cluster node unreachable');
+  });
+  // ioredis opens a new connection to a master it lost when a command or a slot refresh needs it.
+  client.on('+node', (connection: Redis) => {
+    const node = `${connection.options.host}:${connection.options.port}`;
+    connection.once('ready', () => {
+      if (lost.delete(node)) options.logger?.info({ node }, 'redis cluster node reachable again');
+    });
+  });
+  return client;
+}
+
 /** Resolves once `client` is connected and ready, or rejects after `timeoutMs`. */
-export async function whenReady(client: Redis, timeoutMs: number): Promise<void> {
+export async function whenReady(client: Redis | Cluster, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {

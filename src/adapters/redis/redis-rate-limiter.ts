@@ -1,4 +1,4 @@
-import type { Redis, Result } from 'ioredis';
+import type { Cluster, Redis, Result } from 'ioredis';
 import type { Clock } from '../../application/ports/clock.js';
 import type { LocalAnswers, RateLimiter } from '../../application/ports/rate-limiter.js';
 import { type BanPolicy, banPolicy, DEFAULT_BAN_POLICY, newBanState } from '../../domain/ban.js';
@@ -19,6 +19,7 @@ import {
   type WindowSpec,
 } from '../../domain/sliding-window.js';
 import { BanCache } from './ban-cache.js';
+import { clusterSlot } from './cluster-slot.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 
 declare module 'ioredis' {
@@ -58,6 +59,8 @@ const BANNED = 2;
 /** A decision waiting for its batch. */
 interface Pending {
   readonly subject: string;
+  /** The subject's key (rateLimitKey). */
+  readonly key: string;
   readonly policy: RateLimitPolicy;
   /** Its time for the script, in Unix ms; '' for the server's clock. */
   readonly nowArg: string;
@@ -72,10 +75,9 @@ interface Pending {
 const MAX_BATCH = 100;
 
 /**
- * The sliding-window limiter over Redis, shared by every service process that uses the same server (one
- * server: a call holds the keys of many subjects, which a Redis Cluster would refuse across slots). One
- * Lua script decides each request atomically, on the server's clock. Limits and the ban policy
- * travel with every call, so plan changes and enterprise limits need no migration.
+ * The sliding-window limiter over Redis, shared by every service process that uses the same server or
+ * Redis Cluster. One Lua script decides each request atomically, on the server's clock. Limits and the
+ * ban policy travel with every call, so plan changes and enterprise limits need no migration.
  *
  * Decisions asked for together go to Redis together, in one call of the script that makes them one after
  * the other (as the group commit does for SQLite writes): what a call costs apart from its decisions (the
@@ -83,6 +85,10 @@ const MAX_BATCH = 100;
  * call is out, the decisions asked for before the current task ends go together, so a lone decision waits
  * for nothing; while one is out, they wait for the end of the event loop's turn, which under load gathers
  * the decisions of many requests.
+ *
+ * On a Redis Cluster (a `Cluster` client) a script call may only hold keys of one hash slot, and a
+ * subject's state is one key: the decisions gathered are split by slot, in the order asked within each,
+ * and each slot's go in calls of their own, to the master that serves it.
  */
 export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   private readonly keyPrefix: string;
@@ -100,7 +106,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
    * time of every decision when `timeFrom` is 'clock'.
    */
   constructor(
-    private readonly client: Redis,
+    private readonly client: Redis | Cluster,
     private readonly clock: Clock,
     options: RedisRateLimiterOptions = {},
   ) {
@@ -120,7 +126,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     if (known !== undefined) return Promise.resolve(known);
     const nowArg = this.clockDecides ? String(this.clock.nowMs()) : '';
     return new Promise((resolve, reject) => {
-      this.pending.push({ subject, policy, nowArg, resolve, reject });
+      this.pending.push({ subject, key: rateLimitKey(subject, this.keyPrefix), policy, nowArg, resolve, reject });
       if (this.pending.length > 1) return;
       if (this.calls === 0) queueMicrotask(() => this.flush());
       else setImmediate(() => this.flush());
@@ -138,15 +144,17 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     return this.bans.size;
   }
 
-  /** Sends the decisions asked for since the last flush, in order, MAX_BATCH a call. */
+  /** Sends the decisions asked for since the last flush, in order, MAX_BATCH a call (on a cluster, a slot's). */
   private flush(): void {
     const pending = this.pending;
     this.pending = [];
-    for (let from = 0; from < pending.length; from += MAX_BATCH) this.send(pending.slice(from, from + MAX_BATCH));
+    for (const group of this.client.isCluster ? bySlot(pending) : [pending]) {
+      for (let from = 0; from < group.length; from += MAX_BATCH) this.send(group.slice(from, from + MAX_BATCH));
+    }
   }
 
   private send(batch: readonly Pending[]): void {
-    const keys = batch.map((d) => rateLimitKey(d.subject, this.keyPrefix));
+    const keys = batch.map((d) => d.key);
     const args = [this.banPolicyArg];
     for (const d of batch) args.push(d.nowArg, String(d.policy.perMinute), String(d.policy.perDay));
     this.calls += 1;
@@ -214,6 +222,18 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     // While banned, the domain only expires buckets and reports: the same answer the cache gives later.
     return { decision: admitRequest(state, policy, this.banPolicy, nowMs), next };
   }
+}
+
+/** The decisions grouped by their key's hash slot, each group in the order asked. */
+function bySlot(pending: readonly Pending[]): Iterable<Pending[]> {
+  const groups = new Map<number, Pending[]>();
+  for (const d of pending) {
+    const slot = clusterSlot(d.key);
+    const group = groups.get(slot);
+    if (group === undefined) groups.set(slot, [d]);
+    else group.push(d);
+  }
+  return groups.values();
 }
 
 const report = (spec: WindowSpec, limit: number, remaining: number, resetAtMs: number): WindowReport => ({
