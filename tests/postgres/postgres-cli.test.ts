@@ -51,9 +51,9 @@ describe.skipIf(!hasPostgresServer)('the admin CLI with DATABASE_URL', () => {
     const created = await petstore('keys', 'create', '--plan', 'pro', '--label', 'shop');
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(KEY_LINE);
-    const listed = await petstore('keys', 'list');
+    const listed = await petstore('keys', 'list', '--json');
     const key = JSON.parse(listed.stdout) as { id: string };
-    expect(key).toMatchObject({ plan: 'pro', label: 'shop', revokedAt: null });
+    expect(key).toMatchObject({ plan: 'pro', name: 'shop', revokedAt: null });
     const revoked = await petstore('keys', 'revoke', key.id);
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: key.id, revokedAt: expect.any(String) });
