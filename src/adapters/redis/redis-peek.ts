@@ -47,7 +47,11 @@ function windowOf(fields: ReadonlyMap<string, Buffer>, prefix: string, state: Bu
     const count = figure(packed, 0);
     out.buckets.set(bucket, count);
     out.total += count;
-    bucket = figure(packed, 1);
+    const next = figure(packed, 1);
+    // The script links buckets in ascending order; anything else is a damaged hash, not a loop to follow.
+    if (next <= bucket || next > newest)
+      throw new Error(`the rate-limit hash links bucket ${prefix}${bucket} out of order`);
+    bucket = next;
   }
   out.buckets.set(newest, newestCount);
   out.total += newestCount;
