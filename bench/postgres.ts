@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openPostgresStorage } from '../src/adapters/postgres/postgres-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
+import { DEFAULT_SCOPES } from '../src/domain/api-key.js';
 import { LIMIT_MAX, rateLimitPolicy } from '../src/domain/plan.js';
 import { startPostgresServer } from '../tests/support/postgres-server.js';
 import {
@@ -67,14 +68,21 @@ async function preparePostgres(url: string, key: string, pets: number): Promise<
       const added = await storage.pets.addAll(chunk);
       if (!added.ok) throw new Error(`adding pets failed: ${added.error.message}`);
     }
-    await storage.keys.add({
-      id: 'key_bench',
-      hash: new NodeKeyCrypto().hash(key),
-      plan: 'enterprise',
-      policy: rateLimitPolicy(LIMIT_MAX, LIMIT_MAX),
-      label: 'bench',
-      createdAtMs: Date.now(),
-    });
+    await storage.keys.add(
+      {
+        id: 'key_bench',
+        hash: new NodeKeyCrypto().hash(key),
+        plan: 'enterprise',
+        policy: rateLimitPolicy(LIMIT_MAX, LIMIT_MAX),
+        name: 'bench',
+        scopes: DEFAULT_SCOPES,
+        familyId: 'key_bench',
+        rolledFromId: null,
+        createdAtMs: Date.now(),
+        expiresAtMs: null,
+      },
+      'bench',
+    );
   } finally {
     await storage.close();
   }

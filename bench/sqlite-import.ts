@@ -9,15 +9,11 @@
  */
 import Database from 'better-sqlite3';
 import { runAdminCli } from '../src/adapters/cli/admin-cli.js';
+import { MemoryRateLimiter } from '../src/adapters/memory/memory-rate-limiter.js';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';
-import { AddPets } from '../src/application/use-cases/add-pets.js';
-import { ExportPets } from '../src/application/use-cases/export-pets.js';
-import { ImportOrders } from '../src/application/use-cases/import-orders.js';
-import { IssueApiKey } from '../src/application/use-cases/issue-api-key.js';
-import { ListApiKeys } from '../src/application/use-cases/list-api-keys.js';
-import { RevokeApiKey } from '../src/application/use-cases/revoke-api-key.js';
+import { createInventoryCore } from '../src/application/inventory-core.js';
 import { benchPet } from './petstore.js';
 import { procStatusBytes } from './server-process.js';
 
@@ -74,14 +70,8 @@ async function repositoryImport(path: string, pets: number): Promise<void> {
 async function cliImport(path: string, file: string): Promise<void> {
   const storage = openSqliteStorage({ path });
   const crypto = new NodeKeyCrypto();
-  const deps = {
-    issueApiKey: new IssueApiKey(storage.keys, crypto, crypto, systemClock),
-    listApiKeys: new ListApiKeys(storage.keys),
-    revokeApiKey: new RevokeApiKey(storage.keys, crypto, systemClock),
-    addPets: new AddPets(storage.pets),
-    importOrders: new ImportOrders(storage.orders),
-    exportPets: new ExportPets(storage.pets),
-  };
+  const ports = { ...storage, limiter: new MemoryRateLimiter(systemClock), keyGenerator: crypto, keyHasher: crypto };
+  const deps = { ...createInventoryCore({ ...ports, clock: systemClock }), clock: systemClock };
   await report(async () => {
     const code = await runAdminCli(['pets', 'import', file], deps, { stdout: () => {}, stderr: () => {} });
     await storage.close();

@@ -19,10 +19,18 @@ const BIGINT = ts.factory.createKeywordTypeNode(ts.SyntaxKind.BigIntKeyword);
 const isInt64 = (schema: unknown): boolean =>
   typeof schema === 'object' && schema !== null && (schema as SchemaObject).format === 'int64';
 
+/** A schema of strings alone (null allowed): the client's reader never touches a string, whatever its name. */
+const isStringOnly = (schema: unknown): boolean => {
+  const type = typeof schema === 'object' && schema !== null ? (schema as SchemaObject).type : undefined;
+  const types: unknown[] = Array.isArray(type) ? type : [type];
+  return types.includes('string') && types.every((t) => t === 'string' || t === 'null');
+};
+
 /**
  * The property names whose values are int64 wherever they appear. The client parses a response without
- * its schema, by property name, so a name that is int64 in one schema and another type elsewhere, or an
- * int64 that is not an object property (an array item, a whole body), would be read wrongly: refused.
+ * its schema, by property name, so a name that is int64 in one schema and may be another number
+ * elsewhere, or an int64 that is not an object property (an array item, a whole body), would be read
+ * wrongly: refused. A name that is a string elsewhere (a key's `id`) is read rightly in both places.
  */
 export function int64Properties(document: unknown): string[] {
   const int64 = new Set<string>();
@@ -37,7 +45,10 @@ export function int64Properties(document: unknown): string[] {
     const { properties, items } = record;
     if (isInt64(items)) throw new Error(`${where}/items: an array of int64 cannot be read exactly by name`);
     if (typeof properties === 'object' && properties !== null) {
-      for (const [name, schema] of Object.entries(properties)) (isInt64(schema) ? int64 : other).add(name);
+      for (const [name, schema] of Object.entries(properties)) {
+        if (isInt64(schema)) int64.add(name);
+        else if (!isStringOnly(schema)) other.add(name);
+      }
     }
     for (const [key, value] of Object.entries(record)) visit(value, `${where}/${key}`);
   };

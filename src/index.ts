@@ -17,6 +17,7 @@ export type {
 } from './adapters/failover/failover-rate-limiter.js';
 export { FailoverRateLimiter } from './adapters/failover/failover-rate-limiter.js';
 export { UnavailableRateLimiter } from './adapters/failover/unavailable-rate-limiter.js';
+export type { KeyUseSink } from './adapters/http/api-guard.js';
 export type { HttpAppDeps, HttpAppOptions, HttpUseCases } from './adapters/http/create-http-app.js';
 export { createHttpApp } from './adapters/http/create-http-app.js';
 export type { RequestTracing, TracedRequest } from './adapters/http/request-tracing.js';
@@ -33,6 +34,8 @@ export type { RedisRateLimiterOptions } from './adapters/redis/redis-rate-limite
 export { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 export type { CachedApiKeyStoreOptions } from './adapters/shared/cached-api-key-store.js';
 export { CachedApiKeyStore } from './adapters/shared/cached-api-key-store.js';
+export type { KeyUseRecorderOptions } from './adapters/shared/key-use-recorder.js';
+export { KeyUseRecorder } from './adapters/shared/key-use-recorder.js';
 export type { OutageLogger } from './adapters/shared/outage-logger.js';
 export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqlite-storage.js';
 export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
@@ -42,7 +45,7 @@ export { systemClock } from './adapters/system/system-clock.js';
 // Application: ports, use cases, and the core built from them.
 export type { InventoryCore, InventoryCoreOptions, InventoryPorts } from './application/inventory-core.js';
 export { createInventoryCore } from './application/inventory-core.js';
-export type { ApiKeyStore, NewApiKey } from './application/ports/api-key-store.js';
+export type { ApiKeyStore, KeyChange, KeyRoll, KeyUse, NewApiKey } from './application/ports/api-key-store.js';
 export type { Clock } from './application/ports/clock.js';
 export type {
   IdempotencyClaim,
@@ -61,6 +64,7 @@ export type {
   RateLimitAnswer,
   RateLimiter,
   RateLimiterUnavailable,
+  RateLimitPeek,
 } from './application/ports/rate-limiter.js';
 export type { StockChangeLog, StockChangePage } from './application/ports/stock-change-log.js';
 export { AddPets } from './application/use-cases/add-pets.js';
@@ -68,16 +72,22 @@ export { AdmitRequest } from './application/use-cases/admit-request.js';
 export { Authenticate } from './application/use-cases/authenticate.js';
 export { ExportPets } from './application/use-cases/export-pets.js';
 export { FORGET_BATCH, ForgetExpiredOutcomes } from './application/use-cases/forget-expired-outcomes.js';
+export { GetApiKey } from './application/use-cases/get-api-key.js';
 export { GetInventoryItem } from './application/use-cases/get-inventory-item.js';
 export { GetPet } from './application/use-cases/get-pet.js';
+export { GetRateLimit } from './application/use-cases/get-rate-limit.js';
 export { ImportOrders } from './application/use-cases/import-orders.js';
-export { IssueApiKey } from './application/use-cases/issue-api-key.js';
+export type { ExpiryChoice, IssueApiKeyInput, IssuedKey } from './application/use-cases/issue-api-key.js';
+export { IssueApiKey, SYSTEM_ACTOR } from './application/use-cases/issue-api-key.js';
 export { ListApiKeys } from './application/use-cases/list-api-keys.js';
 export { ListInventory } from './application/use-cases/list-inventory.js';
+export { KEY_AUDIT_LIMIT_MAX, ListKeyAudit } from './application/use-cases/list-key-audit.js';
 export { ListOrders } from './application/use-cases/list-orders.js';
 export type { ListStockChangesInput } from './application/use-cases/list-stock-changes.js';
 export { ListStockChanges } from './application/use-cases/list-stock-changes.js';
 export { RevokeApiKey } from './application/use-cases/revoke-api-key.js';
+export { DEFAULT_ROLL_GRACE_MS, RollApiKey } from './application/use-cases/roll-api-key.js';
+export { SetKeyExpiry } from './application/use-cases/set-key-expiry.js';
 export type {
   UpdatedStock,
   UpdateStockError,
@@ -86,8 +96,27 @@ export type {
 } from './application/use-cases/update-stock.js';
 export { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './application/use-cases/update-stock.js';
 // Domain: values, rules and the shapes of records.
-export type { ApiKeyRecord, Principal } from './domain/api-key.js';
-export { API_KEY_PATTERN, KEY_LABEL_MAX, keyLabel, looksLikeApiKey } from './domain/api-key.js';
+export type {
+  ApiKeyRecord,
+  KeyAuditAction,
+  KeyAuditEntry,
+  KeyStanding,
+  Principal,
+  Scope,
+} from './domain/api-key.js';
+export {
+  API_KEY_PATTERN,
+  DEFAULT_SCOPES,
+  grants,
+  isScope,
+  KEY_NAME_MAX,
+  keyName,
+  keyScopes,
+  keyStanding,
+  limitSubjectOf,
+  looksLikeApiKey,
+  SCOPES,
+} from './domain/api-key.js';
 export type { BanPolicy, BanState } from './domain/ban.js';
 export { banPolicy, DEFAULT_BAN_POLICY } from './domain/ban.js';
 export { integerInRange, integerOfDecimal } from './domain/decimal-integer.js';
@@ -118,6 +147,8 @@ export type { Quantity } from './domain/quantity.js';
 export { isQuantity, QUANTITY_MAX, quantity } from './domain/quantity.js';
 export type { RateLimitDecision, RateLimitOutcome, SubjectState, WindowReport } from './domain/rate-limit.js';
 export { admitRequest, newSubjectState } from './domain/rate-limit.js';
+export type { RateLimitStanding, WindowStanding } from './domain/rate-limit-standing.js';
+export { headlineOf, standingOf } from './domain/rate-limit-standing.js';
 export type { Result } from './domain/result.js';
 export { fail, ok } from './domain/result.js';
 export type { WindowCounter, WindowSpec } from './domain/sliding-window.js';

@@ -141,7 +141,7 @@ async function admin(argv: readonly string[], config: Config): Promise<number> {
   const logger = pino({ level: 'silent' });
   const container = buildContainer(config, logger, { storage: await storageOf(config, logger) });
   try {
-    return await runAdminCli(argv, resolve(container, TOKENS.core));
+    return await runAdminCli(argv, { ...resolve(container, TOKENS.core), clock: resolve(container, TOKENS.clock) });
   } finally {
     for (const c of closeables(container)) await c.close();
   }

@@ -11,15 +11,20 @@ import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
 import { ExportPets } from './use-cases/export-pets.js';
 import { ForgetExpiredOutcomes } from './use-cases/forget-expired-outcomes.js';
+import { GetApiKey } from './use-cases/get-api-key.js';
 import { GetInventoryItem } from './use-cases/get-inventory-item.js';
 import { GetPet } from './use-cases/get-pet.js';
+import { GetRateLimit } from './use-cases/get-rate-limit.js';
 import { ImportOrders } from './use-cases/import-orders.js';
 import { IssueApiKey } from './use-cases/issue-api-key.js';
 import { ListApiKeys } from './use-cases/list-api-keys.js';
 import { ListInventory } from './use-cases/list-inventory.js';
+import { ListKeyAudit } from './use-cases/list-key-audit.js';
 import { ListOrders } from './use-cases/list-orders.js';
 import { ListStockChanges } from './use-cases/list-stock-changes.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
+import { RollApiKey } from './use-cases/roll-api-key.js';
+import { SetKeyExpiry } from './use-cases/set-key-expiry.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './use-cases/update-stock.js';
 
 /** Every port the core needs: storage, limiter, time and key crypto. */
@@ -50,11 +55,16 @@ export interface InventoryCore {
   readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
   readonly authenticate: Authenticate;
   readonly admitRequest: AdmitRequest;
+  readonly getRateLimit: GetRateLimit;
   readonly getPet: GetPet;
   readonly listOrders: ListOrders;
   readonly issueApiKey: IssueApiKey;
   readonly listApiKeys: ListApiKeys;
   readonly revokeApiKey: RevokeApiKey;
+  readonly rollApiKey: RollApiKey;
+  readonly setKeyExpiry: SetKeyExpiry;
+  readonly getApiKey: GetApiKey;
+  readonly listKeyAudit: ListKeyAudit;
   readonly addPets: AddPets;
   readonly importOrders: ImportOrders;
   readonly exportPets: ExportPets;
@@ -72,13 +82,18 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     updateStock: new UpdateStock(ports.inventory, ports.clock, { idempotencyTtlMs }),
     listStockChanges: new ListStockChanges(ports.changes),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
-    authenticate: new Authenticate(ports.keys, ports.keyHasher),
+    authenticate: new Authenticate(ports.keys, ports.keyHasher, ports.clock),
     admitRequest: new AdmitRequest(ports.limiter),
+    getRateLimit: new GetRateLimit(ports.limiter),
     getPet: new GetPet(ports.pets),
     listOrders: new ListOrders(ports.orders),
     issueApiKey: new IssueApiKey(ports.keys, ports.keyGenerator, ports.keyHasher, ports.clock),
     listApiKeys: new ListApiKeys(ports.keys),
     revokeApiKey: new RevokeApiKey(ports.keys, ports.keyHasher, ports.clock),
+    rollApiKey: new RollApiKey(ports.keys, ports.keyGenerator, ports.keyHasher, ports.clock),
+    setKeyExpiry: new SetKeyExpiry(ports.keys, ports.clock),
+    getApiKey: new GetApiKey(ports.keys),
+    listKeyAudit: new ListKeyAudit(ports.keys),
     addPets: new AddPets(ports.pets),
     importOrders: new ImportOrders(ports.orders),
     exportPets: new ExportPets(ports.pets),

@@ -39,6 +39,6 @@ export async function seedDevelopment(core: InventoryCore): Promise<string> {
   if (!pets.ok) throw new Error(`seeding pets failed: ${pets.error.message}`);
   const orders = await core.importOrders.execute(DEMO_ORDERS);
   if (!orders.ok) throw new Error(`seeding orders failed: ${orders.error.message}`);
-  const { key } = await core.issueApiKey.execute({ plan: 'free', label: 'development' });
+  const { key } = await core.issueApiKey.execute({ plan: 'free', name: 'development' });
   return key;
 }

@@ -4,12 +4,15 @@ import { createHttpApp } from '../adapters/http/create-http-app.js';
 import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { RequestTracing } from '../adapters/http/request-tracing.js';
+import { KeyUseRecorder } from '../adapters/shared/key-use-recorder.js';
 import type { Config } from './config.js';
-import { bindResolved, type HealthCheck, TOKENS, token } from './tokens.js';
+import { bindResolved, type Closeable, type HealthCheck, TOKENS, token } from './tokens.js';
 
 export type HttpApp = ReturnType<typeof createHttpApp>;
 
 export const HTTP_APP = token<HttpApp>('HttpApp');
+
+const KEY_USES = token<KeyUseRecorder>('KeyUseRecorder');
 
 /** Whether the process takes traffic: false while starting and draining. */
 export interface Readiness {
@@ -31,15 +34,34 @@ export const httpModule = (
   tracing?: RequestTracing,
 ) =>
   new ContainerModule((options) => {
+    // Last uses are written every few seconds off the request path; what is left is written at shutdown,
+    // before the store closes (closeables close in the reverse order of binding).
+    bindResolved(options, KEY_USES, [TOKENS.keys, TOKENS.clock, TOKENS.logger], (keys, clock, logger) => {
+      const recorder = new KeyUseRecorder(keys, clock, {
+        onError: (err) => logger.warn({ err }, 'recording the last use of keys failed; retried at the next batch'),
+      });
+      recorder.start();
+      return recorder;
+    });
+    bindResolved(
+      options,
+      TOKENS.closeables,
+      [KEY_USES],
+      (recorder): Closeable => ({
+        name: 'key-uses',
+        close: () => recorder.close(),
+      }),
+    );
     bindResolved(
       options,
       HTTP_APP,
-      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory],
-      (core, clock, logger, inventory) =>
+      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory, KEY_USES],
+      (core, clock, logger, inventory, keyUses) =>
         createHttpApp({
           ...core,
           clock,
           logger,
+          keyUses,
           inventoryJson: inventoryJsonSourceOf(inventory),
           readiness: () => readiness.ready && checks().every((c) => !c.critical || c.healthy()),
           healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),

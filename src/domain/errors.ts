@@ -2,6 +2,8 @@
 export type DomainErrorCode =
   | 'invalid_pet_id'
   | 'unauthorized'
+  | 'key_expired'
+  | 'insufficient_scope'
   | 'pet_not_found'
   | 'precondition_failed'
   | 'idempotency_key_reused'
@@ -10,7 +12,9 @@ export type DomainErrorCode =
   | 'key_banned'
   | 'duplicate_pet'
   | 'duplicate_order'
-  | 'key_not_found';
+  | 'key_not_found'
+  | 'key_inactive'
+  | 'invalid_expiry';
 
 /** An expected failure: a machine-readable code and a message a person can act on. */
 export interface DomainError<C extends DomainErrorCode = DomainErrorCode> {

@@ -96,7 +96,8 @@ export function retryAtMs(windows: readonly WindowReport[], nowMs: number): numb
   return at;
 }
 
-function report(counter: WindowCounter, spec: WindowSpec, limit: number, nowMs: number): WindowReport {
+/** Where a window stands at `nowMs`: its limit, what remains and when that rises. Call `expireBuckets` first. */
+export function report(counter: WindowCounter, spec: WindowSpec, limit: number, nowMs: number): WindowReport {
   return {
     name: spec.name,
     windowSeconds: spec.windowMs / 1000,

@@ -3,14 +3,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { type AdminCliDeps, runAdminCli } from '../../src/adapters/cli/admin-cli.js';
+import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
-import { AddPets } from '../../src/application/use-cases/add-pets.js';
-import { ExportPets } from '../../src/application/use-cases/export-pets.js';
-import { ImportOrders } from '../../src/application/use-cases/import-orders.js';
-import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
-import { ListApiKeys } from '../../src/application/use-cases/list-api-keys.js';
-import { RevokeApiKey } from '../../src/application/use-cases/revoke-api-key.js';
+import { createInventoryCore } from '../../src/application/inventory-core.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -59,14 +55,9 @@ export async function cliHarness(): Promise<CliHarness> {
   const storage = openSqliteStorage({ path: temp.path });
   const clock = new ManualClock(START);
   const crypto = new NodeKeyCrypto();
-  const deps: AdminCliDeps = {
-    issueApiKey: new IssueApiKey(storage.keys, crypto, crypto, clock),
-    listApiKeys: new ListApiKeys(storage.keys),
-    revokeApiKey: new RevokeApiKey(storage.keys, crypto, clock),
-    addPets: new AddPets(storage.pets),
-    importOrders: new ImportOrders(storage.orders),
-    exportPets: new ExportPets(storage.pets),
-  };
+  const limiter = new MemoryRateLimiter(clock);
+  const core = createInventoryCore({ ...storage, limiter, clock, keyGenerator: crypto, keyHasher: crypto });
+  const deps: AdminCliDeps = { ...core, clock };
   return {
     storage,
     clock,
@@ -83,7 +74,7 @@ export async function cliHarness(): Promise<CliHarness> {
       const db = new Database(temp.path, { readonly: true });
       db.defaultSafeIntegers(true);
       try {
-        const tables = ['pets', 'stock_changes', 'orders', 'api_keys'];
+        const tables = ['pets', 'stock_changes', 'orders', 'api_keys', 'api_key_audit'];
         return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all()]));
       } finally {
         db.close();

@@ -76,13 +76,13 @@ describe('the petstore program run as a process', () => {
     expect((await stored()).keys).toBe(1);
   });
 
-  it('keys list prints a JSON line a key, and keys revoke revokes one by its id', async () => {
+  it('keys list --json prints a JSON line a key, and keys revoke revokes one by its id', async () => {
     expect((await petstore('keys', 'create', '--plan', 'pro', '--label', 'shop')).code).toBe(0);
-    const listed = await petstore('keys', 'list');
+    const listed = await petstore('keys', 'list', '--json');
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain('psk_');
-    const key = JSON.parse(listed.stdout) as { id: string; plan: string; label: string; revokedAt: string | null };
-    expect(key).toMatchObject({ plan: 'pro', label: 'shop', revokedAt: null });
+    const key = JSON.parse(listed.stdout) as { id: string; plan: string; name: string; revokedAt: string | null };
+    expect(key).toMatchObject({ plan: 'pro', name: 'shop', revokedAt: null });
     const revoked = await petstore('keys', 'revoke', key.id);
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: key.id, revokedAt: expect.any(String) });

@@ -38,13 +38,25 @@ describe('the int64 properties the client reads as bigints', () => {
     ]);
   });
 
-  it('refuse a name that is int64 in one schema and not in another: it could not be read by name', () => {
+  it('refuse a name that is int64 in one schema and another number in another: it could not be read by name', () => {
     const doc = {
       components: {
-        schemas: { A: { properties: { id: { format: 'int64' } } }, B: { properties: { id: { type: 'string' } } } },
+        schemas: { A: { properties: { id: { format: 'int64' } } }, B: { properties: { id: { type: 'integer' } } } },
       },
     };
     expect(() => int64Properties(doc)).toThrow(/both int64 and not: id/);
+  });
+
+  it('take a name that is int64 in one schema and a string in another: the reader leaves strings alone', () => {
+    const doc = {
+      components: {
+        schemas: {
+          A: { properties: { id: { format: 'int64' } } },
+          B: { properties: { id: { type: 'string' }, name: { type: ['string', 'null'] } } },
+        },
+      },
+    };
+    expect(int64Properties(doc)).toEqual(['id']);
   });
 
   it('refuse an array of int64', () => {

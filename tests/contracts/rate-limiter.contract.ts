@@ -3,6 +3,7 @@ import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../src/domain/ban.js';
 import { PLAN_POLICIES, type RateLimitPolicy, rateLimitPolicy } from '../../src/domain/plan.js';
 import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
+import type { RateLimitStanding } from '../../src/domain/rate-limit-standing.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 export interface LimiterFixture {
@@ -41,6 +42,13 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
     const admit = async (who: string, policy: RateLimitPolicy): Promise<RateLimitDecision> => {
       const answer = await fixture.limiter.admit(who, policy);
       if (answer.outcome === 'unavailable') throw new Error(`the limiter could not decide: ${answer.reason}`);
+      return answer;
+    };
+
+    /** Where a subject stands: a limiter whose store is up reads every standing, so `unavailable` fails. */
+    const peek = async (who: string, policy: RateLimitPolicy): Promise<RateLimitStanding> => {
+      const answer = await fixture.limiter.peek(who, policy);
+      if ('outcome' in answer) throw new Error(`the limiter could not read: ${answer.reason}`);
       return answer;
     };
 
@@ -166,6 +174,59 @@ export function describeRateLimiterContract(adapter: string, make: MakeLimiter):
         await burst(60);
         const next = await admit(subject, FREE);
         expect(next.outcome).toBe('rate_limited');
+      });
+    });
+
+    describe('peeking without counting', () => {
+      it('reads a subject never seen as holding nothing, and leaves no trace of it', async () => {
+        const standing = await peek(subject, FREE);
+        expect(standing.nowMs).toBe(START);
+        expect(standing.bannedUntilMs).toBeNull();
+        expect(standing.windows.map((w) => [w.name, w.limit, w.remaining, w.used, w.resetAtMs])).toEqual([
+          ['minute', 60, 60, 0, START],
+          ['day', 1_000, 1_000, 0, START],
+        ]);
+        expect((await admit(subject, FREE)).remaining).toBe(59);
+      });
+
+      it('reports the windows a decision at the same moment reports, and counts nothing itself', async () => {
+        await burst(2);
+        clock.advance(1_500);
+        const last = await admit(subject, FREE);
+        const first = await peek(subject, FREE);
+        expect(await peek(subject, FREE)).toEqual(first);
+        expect(first.windows.map(({ used: _used, ...w }) => w)).toEqual(last.windows);
+        expect(first.windows.map((w) => w.used)).toEqual([3, 3]);
+        expect((await admit(subject, FREE)).remaining).toBe(last.remaining - 1);
+      });
+
+      it('drops what has left a window, as a decision would', async () => {
+        await burst(5);
+        clock.advance(61_000);
+        const standing = await peek(subject, FREE);
+        expect(standing.windows.map((w) => [w.name, w.used, w.remaining])).toEqual([
+          ['minute', 0, 60],
+          ['day', 5, 995],
+        ]);
+      });
+
+      it('answers while the subject is refused, without a strike towards a ban', async () => {
+        await burst(60);
+        await burst(19);
+        for (let i = 0; i < 30; i += 1) await peek(subject, FREE);
+        const standing = await peek(subject, FREE);
+        expect(standing.windows[0]).toMatchObject({ remaining: 0, used: 60, resetAtMs: START + 61_000 });
+        expect(standing.bannedUntilMs).toBeNull();
+        expect((await admit(subject, FREE)).outcome).toBe('key_banned');
+      });
+
+      it('answers while the subject is banned, with the end of the ban', async () => {
+        await burst(80);
+        clock.advance(100_000);
+        const standing = await peek(subject, FREE);
+        expect(standing.bannedUntilMs).toBe(START + 300_000);
+        expect(standing.windows[0]).toMatchObject({ used: 0, remaining: 60 });
+        expect((await admit(subject, FREE)).outcome).toBe('key_banned');
       });
     });
 

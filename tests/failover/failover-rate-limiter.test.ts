@@ -3,9 +3,10 @@ import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { FailoverRateLimiter } from '../../src/adapters/failover/failover-rate-limiter.js';
 import { UnavailableRateLimiter } from '../../src/adapters/failover/unavailable-rate-limiter.js';
-import type { RateLimitAnswer, RateLimiter } from '../../src/application/ports/rate-limiter.js';
+import type { RateLimitAnswer, RateLimiter, RateLimitPeek } from '../../src/application/ports/rate-limiter.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
-import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
+import { newSubjectState, type RateLimitDecision } from '../../src/domain/rate-limit.js';
+import { type RateLimitStanding, standingOf } from '../../src/domain/rate-limit-standing.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 
@@ -23,6 +24,10 @@ const answer = (limit: number): RateLimitDecision => ({
 // The two limiters answer with different limits, so a test sees which one decided.
 const SHARED = answer(60);
 const LOCAL = answer(1);
+const standing = (limit: number): RateLimitStanding =>
+  standingOf(newSubjectState(), { perMinute: limit, perDay: limit }, 0);
+const SHARED_STANDING = standing(60);
+const LOCAL_STANDING = standing(1);
 
 /** A shared limiter that fails on demand (throwing, or answering that it cannot decide), or holds its answer until released. */
 class FlakyLimiter implements RateLimiter {
@@ -40,6 +45,13 @@ class FlakyLimiter implements RateLimiter {
     return SHARED;
   }
 
+  async peek(): Promise<RateLimitPeek> {
+    this.calls += 1;
+    if (this.failing) throw new Error('connection lost');
+    if (this.undecided) return { outcome: 'unavailable', reason: 'its own store is down' };
+    return SHARED_STANDING;
+  }
+
   release(): void {
     this.holding = false;
     for (const resolve of this.held.splice(0)) resolve();
@@ -51,6 +63,11 @@ class CountingLimiter implements RateLimiter {
   async admit(): Promise<RateLimitDecision> {
     this.calls += 1;
     return LOCAL;
+  }
+
+  async peek(): Promise<RateLimitStanding> {
+    this.calls += 1;
+    return LOCAL_STANDING;
   }
 }
 
@@ -81,6 +98,28 @@ describe('FailoverRateLimiter', () => {
         unavailable: 0,
       });
       expect(local.calls).toBe(0);
+    });
+  });
+
+  describe('peeking at a standing', () => {
+    it('reads the shared limiter while it answers, the fallback while it fails, and opens the circuit', async () => {
+      expect(await limiter.peek('key:a', FREE)).toEqual(SHARED_STANDING);
+      shared.failing = true;
+      expect(await limiter.peek('key:a', FREE)).toEqual(LOCAL_STANDING);
+      expect(limiter.status()).toMatchObject({ healthy: false, circuit: 'open', failures: 1 });
+      expect(await limiter.peek('key:a', FREE)).toEqual(LOCAL_STANDING);
+      expect(shared.calls).toBe(2);
+      clock.advance(COOL_DOWN_MS);
+      shared.failing = false;
+      expect(await limiter.peek('key:a', FREE)).toEqual(SHARED_STANDING);
+      expect(limiter.healthy()).toBe(true);
+    });
+
+    it('takes a store that cannot read for now as a failure, and answers unavailable when failing closed', async () => {
+      shared.undecided = true;
+      const closed = new FailoverRateLimiter(shared, new UnavailableRateLimiter(), clock, { coolDownMs: COOL_DOWN_MS });
+      expect(await closed.peek('key:a', FREE)).toMatchObject({ outcome: 'unavailable' });
+      expect(closed.healthy()).toBe(false);
     });
   });
 

@@ -109,7 +109,7 @@ describe('a failure of the service: 500 internal_error', () => {
 describe('a limiter that cannot decide', () => {
   /** The answer to a keyed list request when the limiter's admit is `admit`. */
   async function answerWith(admit: RateLimiter['admit']): Promise<ApiResponse> {
-    const fx = await startHttpFixture({ limiter: () => ({ admit }) });
+    const fx = await startHttpFixture({ limiter: (memory) => ({ admit, peek: (s, p) => memory.peek(s, p) }) });
     try {
       return await fx.call('/v1/inventory', { headers: { authorization: await fx.bearer('free') } });
     } finally {

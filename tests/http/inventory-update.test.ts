@@ -243,6 +243,7 @@ describe('a body cut off by a client that left: the client’s failure, not the 
     const fx = await startHttpFixture({
       limiter: (memory) => ({
         admit: async (subject, policy) => hold.passed.then(() => memory.admit(subject, policy)),
+        peek: (subject, policy) => memory.peek(subject, policy),
       }),
     });
     try {

@@ -17,6 +17,7 @@ const OPERATIONS: readonly [string, string, string][] = [
   ['/inventory/{petId}/changes', 'get', 'listStockChanges'],
   ['/pets/{petId}', 'get', 'getPetById'],
   ['/store/orders', 'get', 'listOrders'],
+  ['/rate_limit', 'get', 'getRateLimit'],
   ['/openapi.json', 'get', 'getOpenApiDocument'],
 ];
 
@@ -62,6 +63,19 @@ describe('the OpenAPI document', () => {
     expect(documented).toHaveLength(OPERATIONS.length);
   });
 
+  it('states the scope of every operation that needs a key, and its 403 with the challenge', () => {
+    for (const [path, method, operationId] of OPERATIONS) {
+      if (operationId === 'getOpenApiDocument') continue;
+      const scope = method === 'get' ? 'inventory:read' : 'inventory:write';
+      expect(at(DOCUMENT, 'paths', path, method, 'security'), operationId).toEqual([{ bearerAuth: [scope] }]);
+      expect(at(DOCUMENT, 'paths', path, method, 'responses', '403', 'headers', 'WWW-Authenticate')).toEqual({
+        $ref: '#/components/headers/WWW-Authenticate.scope',
+      });
+    }
+    expect(at(DOCUMENT, 'paths', '/openapi.json', 'get', 'security')).toEqual([]);
+    expect(at(DOCUMENT, 'components', 'schemas', 'Scope', 'enum')).toEqual(['inventory:read', 'inventory:write']);
+  });
+
   it('marks updateInventory experimental and getPetById deprecated', () => {
     expect(at(DOCUMENT, 'paths', '/inventory/{petId}', 'patch', 'x-experimental')).toBe(true);
     expect(at(DOCUMENT, 'paths', '/inventory/{petId}', 'patch', 'description')).toMatch(/^Experimental: /);
@@ -85,7 +99,14 @@ describe('the OpenAPI document', () => {
 
   it('lists in the Error enum only codes the HTTP API answers: none of the admin CLI’s, no retired one', () => {
     const codes = at(DOCUMENT, 'components', 'schemas', 'Error', 'properties', 'code', 'enum') as string[];
-    for (const gone of ['invalid_quantity', 'duplicate_pet', 'duplicate_order', 'key_not_found']) {
+    for (const gone of [
+      'invalid_quantity',
+      'duplicate_pet',
+      'duplicate_order',
+      'key_not_found',
+      'key_inactive',
+      'invalid_expiry',
+    ]) {
       expect(codes).not.toContain(gone);
     }
     expect(codes).toEqual(
@@ -96,6 +117,8 @@ describe('the OpenAPI document', () => {
         'idempotency_key_in_use',
         'invalid_idempotency_key',
         'invalid_if_match',
+        'key_expired',
+        'insufficient_scope',
       ]),
     );
   });

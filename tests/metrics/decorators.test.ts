@@ -77,12 +77,16 @@ const decision = (outcome: RateLimitDecision['outcome']): RateLimitDecision => (
   windows: [],
 });
 
+/** The peek of a limiter whose peeks a test does not expect. */
+const notPeeked = (): Promise<never> => Promise.reject(new Error('no peek expected'));
+
 describe('countedRateLimiter', () => {
   it('counts the answers a shared limiter gives from memory, and keeps giving them', async () => {
     const counted: DecisionLabel[] = [];
     const limiter = countedRateLimiter(
       {
         admit: async () => decision('rate_limited'),
+        peek: notPeeked,
         answerLocally: (subject) => (subject === 'key:banned' ? decision('key_banned') : undefined),
       },
       (label) => counted.push(label),
@@ -95,15 +99,16 @@ describe('countedRateLimiter', () => {
 
   it('passes on an answer that the limiter cannot decide, and counts it as no decision', async () => {
     const counted: DecisionLabel[] = [];
-    const limiter = countedRateLimiter({ admit: async () => ({ outcome: 'unavailable', reason: 'down' }) }, (label) =>
-      counted.push(label),
+    const limiter = countedRateLimiter(
+      { admit: async () => ({ outcome: 'unavailable', reason: 'down' }), peek: notPeeked },
+      (label) => counted.push(label),
     );
     expect((await limiter.admit('key:a', PLAN_POLICIES.free)).outcome).toBe('unavailable');
     expect(counted).toEqual([]);
   });
 
   it('has no local answers when the limiter it wraps has none', () => {
-    const limiter = countedRateLimiter({ admit: async () => decision('admitted') }, () => {});
+    const limiter = countedRateLimiter({ admit: async () => decision('admitted'), peek: notPeeked }, () => {});
     expect('answerLocally' in limiter).toBe(false);
   });
 });

@@ -3,17 +3,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv } from '../support/service-process.js';
+import { childEnv, type ProgramRun, runPetstore } from '../support/service-process.js';
 import { hasPostgresServer, usePostgresServer } from './postgres-fixture.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const KEY_LINE = /^psk_[0-9A-Za-z]{40}\n$/;
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 describe.skipIf(!hasPostgresServer)('the admin CLI with DATABASE_URL', () => {
   const postgres = usePostgresServer();
@@ -30,30 +24,16 @@ describe.skipIf(!hasPostgresServer)('the admin CLI with DATABASE_URL', () => {
   });
 
   /** Runs the real program, as `npm run petstore -- <argv>` does, on the PostgreSQL database. */
-  function petstore(...argv: string[]): Promise<Run> {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts'), ...argv], {
-      cwd: root,
-      env: childEnv({ DATABASE_URL: url, PETSTORE_ENV: 'production' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      stdout += text;
-    });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-    });
-    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  }
+  const petstore = (...argv: string[]): Promise<ProgramRun> =>
+    runPetstore({ DATABASE_URL: url, PETSTORE_ENV: 'production' }, ...argv);
 
   it('makes, lists and revokes keys in PostgreSQL', async () => {
     const created = await petstore('keys', 'create', '--plan', 'pro', '--label', 'shop');
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(KEY_LINE);
-    const listed = await petstore('keys', 'list');
+    const listed = await petstore('keys', 'list', '--json');
     const key = JSON.parse(listed.stdout) as { id: string };
-    expect(key).toMatchObject({ plan: 'pro', label: 'shop', revokedAt: null });
+    expect(key).toMatchObject({ plan: 'pro', name: 'shop', revokedAt: null });
     const revoked = await petstore('keys', 'revoke', key.id);
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: key.id, revokedAt: expect.any(String) });
@@ -79,7 +59,7 @@ describe.skipIf(!hasPostgresServer)('the admin CLI with DATABASE_URL', () => {
   });
 
   it('exits 1 with a message when PostgreSQL cannot be reached', async () => {
-    const unreachable = await new Promise<Run>((resolve) => {
+    const unreachable = await new Promise<ProgramRun>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts'), 'keys', 'list'], {
         cwd: root,
         env: childEnv({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', PETSTORE_PG_CONNECT_TIMEOUT_MS: '500' }),

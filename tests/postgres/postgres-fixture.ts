@@ -7,12 +7,19 @@ import { type PostgresServer, postgresServerAvailable, startPostgresServer } fro
 /** False when PostgreSQL is missing outside CI: the suites are then skipped (CI=true throws instead). */
 export const hasPostgresServer = postgresServerAvailable();
 
-/** Empties every table of the database at `url`, and restarts its identities. */
+/**
+ * Empties every table of the database at `url`, and restarts its identities. The key audit trail is
+ * append-only: its guard is lifted for the emptying alone, in the same transaction.
+ */
 async function empty(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('TRUNCATE pets, stock_changes, idempotency_records, orders, api_keys RESTART IDENTITY CASCADE');
+    await client.query(`BEGIN;
+      ALTER TABLE api_key_audit DISABLE TRIGGER api_key_audit_no_truncate;
+      TRUNCATE pets, stock_changes, idempotency_records, orders, api_keys, api_key_audit RESTART IDENTITY CASCADE;
+      ALTER TABLE api_key_audit ENABLE TRIGGER api_key_audit_no_truncate;
+      COMMIT`);
   } finally {
     await client.end();
   }

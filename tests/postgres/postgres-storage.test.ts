@@ -43,7 +43,7 @@ describe.skipIf(!hasPostgresServer)('PostgreSQL storage', () => {
   describe('when PostgreSQL cannot answer', () => {
     it('fails a statement that outlasts the statement timeout as unavailable, and serves again after', async () => {
       const storage = await postgres.storage({ statementTimeoutMs: 300 });
-      await storage.keys.add({ ...aKeyRecord('key_a'), hash: 'a'.repeat(64) });
+      await storage.keys.add({ ...aKeyRecord('key_a'), hash: 'a'.repeat(64) }, 'test');
       await withClient(storage.url, async (blocker) => {
         await blocker.query('BEGIN');
         await blocker.query('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
@@ -61,7 +61,7 @@ describe.skipIf(!hasPostgresServer)('PostgreSQL storage', () => {
 
     it('fails every call as unavailable while the server is down, reports it, and recovers by itself', async () => {
       const storage = await postgres.storage({ connectTimeoutMs: 500 });
-      await storage.keys.add({ ...aKeyRecord('key_a'), hash: 'a'.repeat(64) });
+      await storage.keys.add({ ...aKeyRecord('key_a'), hash: 'a'.repeat(64) }, 'test');
       expect(storage.healthy()).toBe(true);
       await postgres.server().kill();
       try {

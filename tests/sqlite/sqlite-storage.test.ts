@@ -97,7 +97,7 @@ describe('isEmpty', () => {
   it('is true for a new database and false once it holds a pet, an order or a key', async () => {
     const storage = open();
     expect(storage.isEmpty()).toBe(true);
-    await storage.keys.add({ ...aKeyRecord('key_a'), hash: 'a'.repeat(64) });
+    await storage.keys.add({ ...aKeyRecord('key_a'), hash: 'a'.repeat(64) }, 'test');
     expect(storage.isEmpty()).toBe(false);
   });
 
@@ -345,7 +345,7 @@ describe('API keys', () => {
   it('refuses a key of a fixed plan that carries other limits', async () => {
     const storage = open();
     const record = aKeyRecord('key_a', { plan: 'free', policy: PLAN_POLICIES.pro });
-    await expect(storage.keys.add({ ...record, hash: 'a'.repeat(64) })).rejects.toThrow("that plan's limits");
+    await expect(storage.keys.add({ ...record, hash: 'a'.repeat(64) }, 'test')).rejects.toThrow("that plan's limits");
     expect(await storage.keys.list()).toEqual([]);
   });
 });

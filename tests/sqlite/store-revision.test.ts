@@ -20,7 +20,7 @@ beforeEach(async () => {
   temp = await tempDatabase();
   storage = openSqliteStorage({ path: temp.path });
   await storage.pets.addAll([aPet(1, { quantity: quantity(0), status: 'sold' })]);
-  await storage.keys.add({ ...aKeyRecord('key_a'), hash: HASH });
+  await storage.keys.add({ ...aKeyRecord('key_a'), hash: HASH }, 'test');
 });
 afterEach(async () => {
   await storage.close();
@@ -113,7 +113,7 @@ describe('API keys looked up by hash', () => {
     expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBeNull();
     const other = openSqliteStorage({ path: temp.path });
     try {
-      await other.keys.revoke('key_a', AT);
+      await other.keys.revoke('key_a', { actor: 'test', atMs: AT });
     } finally {
       await other.close();
     }
@@ -129,13 +129,13 @@ describe('API keys looked up by hash', () => {
 
   it('are seen revoked at the next lookup once this store revokes them', async () => {
     expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBeNull();
-    await storage.keys.revoke('key_a', AT);
+    await storage.keys.revoke('key_a', { actor: 'test', atMs: AT });
     expect((await storage.keys.findByHash(HASH))?.revokedAtMs).toBe(AT);
   });
 
   it('are seen changed at the next lookup when another connection edits the row directly', async () => {
-    expect((await storage.keys.findByHash(HASH))?.label).toBeNull();
+    expect((await storage.keys.findByHash(HASH))?.name).toBeNull();
     onAnotherConnection((db) => db.prepare("UPDATE api_keys SET label = 'moved' WHERE id = 'key_a'").run());
-    expect((await storage.keys.findByHash(HASH))?.label).toBe('moved');
+    expect((await storage.keys.findByHash(HASH))?.name).toBe('moved');
   });
 });

@@ -1,5 +1,5 @@
 import type { NewPet } from '../../src/application/ports/pet-catalog.js';
-import type { ApiKeyRecord } from '../../src/domain/api-key.js';
+import { type ApiKeyRecord, DEFAULT_SCOPES } from '../../src/domain/api-key.js';
 import type { Order } from '../../src/domain/order.js';
 import { type PetId, petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
@@ -33,9 +33,14 @@ export const aKeyRecord = (id: string, overrides: Partial<ApiKeyRecord> = {}): A
   id,
   plan: 'free',
   policy: PLAN_POLICIES.free,
-  label: null,
+  name: null,
+  scopes: DEFAULT_SCOPES,
+  familyId: id,
+  rolledFromId: null,
   createdAtMs: Date.UTC(2026, 0, 1),
+  expiresAtMs: null,
   revokedAtMs: null,
+  lastUsedAtMs: null,
   ...overrides,
 });
 

@@ -74,6 +74,31 @@ export function startService(env: Record<string, string>, timeoutMs = 20_000): P
   });
 }
 
+/** What one run of the program printed, and how it exited. */
+export interface ProgramRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the real program (`src/main.ts <argv>`) in a process of its own, as an operator runs the admin CLI. */
+export function runPetstore(env: Record<string, string>, ...argv: string[]): Promise<ProgramRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts'), ...argv], {
+    cwd: root,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    stdout += text;
+  });
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    stderr += text;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
 /** Issues an enterprise key without practical limits in the database at `dbPath`, as an operator would with the CLI. */
 export async function issueUnlimitedKey(dbPath: string): Promise<string> {
   const child = spawn(

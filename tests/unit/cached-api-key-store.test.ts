@@ -8,6 +8,7 @@ import { aKeyRecord } from '../support/mothers.js';
 
 const HASH = 'a'.repeat(64);
 const AT = Date.UTC(2026, 5, 1);
+const BY_TEST = { actor: 'test', atMs: AT };
 
 /** Counts the lookups that reach the store behind the cache. */
 function counting(inner: ApiKeyStore): { store: ApiKeyStore; reads: () => number } {
@@ -20,9 +21,13 @@ function counting(inner: ApiKeyStore): { store: ApiKeyStore; reads: () => number
         return inner.findByHash(hash);
       },
       findById: (id) => inner.findById(id),
-      add: (key) => inner.add(key),
+      add: (key, actor) => inner.add(key, actor),
       list: () => inner.list(),
-      revoke: (id, atMs) => inner.revoke(id, atMs),
+      revoke: (id, change) => inner.revoke(id, change),
+      roll: (roll, change) => inner.roll(roll, change),
+      setExpiry: (id, expiresAtMs, change) => inner.setExpiry(id, expiresAtMs, change),
+      recordUses: (uses) => inner.recordUses(uses),
+      auditTrail: (limit) => inner.auditTrail(limit),
     },
   };
 }
@@ -35,7 +40,7 @@ describe('CachedApiKeyStore', () => {
   beforeEach(async () => {
     clock = new ManualClock();
     inner = new MemoryApiKeyStore(new MemoryStore());
-    await inner.add({ ...aKeyRecord('key_a'), hash: HASH });
+    await inner.add({ ...aKeyRecord('key_a'), hash: HASH }, 'test');
     counted = counting(inner);
     cached = new CachedApiKeyStore(counted.store, clock, { ttlMs: 500 });
   });
@@ -52,28 +57,47 @@ describe('CachedApiKeyStore', () => {
 
   it('sees a revocation made elsewhere once ttlMs has passed, never later', async () => {
     expect((await cached.findByHash(HASH))?.revokedAtMs).toBeNull();
-    await inner.revoke('key_a', AT);
+    await inner.revoke('key_a', BY_TEST);
     clock.advance(500);
     expect((await cached.findByHash(HASH))?.revokedAtMs).toBe(AT);
   });
 
   it('sees a revocation made through it at once', async () => {
     await cached.findByHash(HASH);
-    await cached.revoke('key_a', AT);
+    await cached.revoke('key_a', BY_TEST);
     expect((await cached.findByHash(HASH))?.revokedAtMs).toBe(AT);
+  });
+
+  it('sees a roll or a new expiry made through it at once', async () => {
+    await cached.findByHash(HASH);
+    await cached.setExpiry('key_a', AT + 5, BY_TEST);
+    expect((await cached.findByHash(HASH))?.expiresAtMs).toBe(AT + 5);
+    const newKey = { ...aKeyRecord('key_b', { familyId: 'key_a', rolledFromId: 'key_a' }), hash: 'b'.repeat(64) };
+    await cached.roll({ oldId: 'key_a', newKey, oldExpiresAtMs: AT + 1 }, BY_TEST);
+    expect((await cached.findByHash(HASH))?.expiresAtMs).toBe(AT + 1);
+  });
+
+  it('sees a roll made elsewhere once ttlMs has passed, never later', async () => {
+    await cached.findByHash(HASH);
+    const newKey = { ...aKeyRecord('key_b', { familyId: 'key_a', rolledFromId: 'key_a' }), hash: 'b'.repeat(64) };
+    await inner.roll({ oldId: 'key_a', newKey, oldExpiresAtMs: AT + 1 }, BY_TEST);
+    clock.advance(499);
+    expect((await cached.findByHash(HASH))?.expiresAtMs).toBeNull();
+    clock.advance(1);
+    expect((await cached.findByHash(HASH))?.expiresAtMs).toBe(AT + 1);
   });
 
   it('never remembers an unknown hash, so a key added elsewhere is found on its first use', async () => {
     const other = 'b'.repeat(64);
     expect(await cached.findByHash(other)).toBeUndefined();
-    await inner.add({ ...aKeyRecord('key_b'), hash: other });
+    await inner.add({ ...aKeyRecord('key_b'), hash: other }, 'test');
     expect((await cached.findByHash(other))?.id).toBe('key_b');
   });
 
   it('keeps at most maxEntries keys, forgetting the oldest', async () => {
     const small = new CachedApiKeyStore(counted.store, clock, { ttlMs: 500, maxEntries: 1 });
     const other = 'b'.repeat(64);
-    await inner.add({ ...aKeyRecord('key_b'), hash: other });
+    await inner.add({ ...aKeyRecord('key_b'), hash: other }, 'test');
     await small.findByHash(HASH);
     await small.findByHash(other);
     await small.findByHash(HASH);

@@ -198,10 +198,21 @@ describe('use cases over the in-memory adapters', () => {
         plan: 'pro',
         label: 'shop',
       });
-      expect(record).toMatchObject({ plan: 'pro', policy: { perMinute: 300, perDay: 10_000 }, label: 'shop' });
+      expect(record).toMatchObject({ plan: 'pro', policy: { perMinute: 300, perDay: 10_000 }, name: 'shop' });
       expect(JSON.stringify([...store.keys.values()])).not.toContain(key.slice(4));
-      const result = await new Authenticate(keys, crypto).execute({ apiKey: key });
-      expect(result).toEqual({ ok: true, value: { keyId: record.id, plan: 'pro', policy: record.policy } });
+      const result = await new Authenticate(keys, crypto, clock).execute({ apiKey: key });
+      expect(result).toEqual({
+        ok: true,
+        value: {
+          keyId: record.id,
+          plan: 'pro',
+          policy: record.policy,
+          name: 'shop',
+          scopes: ['inventory:read', 'inventory:write'],
+          limitSubject: `key:${record.id}`,
+          expiresAtMs: null,
+        },
+      });
     });
 
     it('gives an enterprise key its own limits and refuses limits on another plan', async () => {
@@ -215,7 +226,7 @@ describe('use cases over the in-memory adapters', () => {
     it.each(['', 'psk_short', 'Bearer x', `psk_${'0'.repeat(39)}!`, `psk_${'9'.repeat(40)}`])(
       'refuses the unknown or malformed key %j',
       async (apiKey) => {
-        expect(await new Authenticate(keys, crypto).execute({ apiKey })).toMatchObject({
+        expect(await new Authenticate(keys, crypto, clock).execute({ apiKey })).toMatchObject({
           ok: false,
           error: { code: 'unauthorized' },
         });
@@ -225,7 +236,7 @@ describe('use cases over the in-memory adapters', () => {
     it('refuses a key once it is revoked, by id or by the key itself', async () => {
       const issue = new IssueApiKey(keys, crypto, crypto, clock);
       const revoke = new RevokeApiKey(keys, crypto, clock);
-      const authenticate = new Authenticate(keys, crypto);
+      const authenticate = new Authenticate(keys, crypto, clock);
       const a = await issue.execute({ plan: 'free' });
       const b = await issue.execute({ plan: 'free' });
       expect((await revoke.execute({ idOrKey: a.record.id })).ok).toBe(true);

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AdminCliDeps, AdminCommand } from './admin-command.js';
 import { parseCommandLine } from './command-line.js';
 import { keysCreate, keysList, keysRevoke } from './key-commands.js';
+import { keysAudit, keysExpire, keysRoll, keysShow } from './key-lifecycle-commands.js';
 import { Progress } from './progress.js';
 import { ordersImport, petsAdd, petsExport, petsImport } from './store-commands.js';
 
@@ -29,6 +30,10 @@ const COMMANDS: readonly AdminCommand[] = [
   keysCreate,
   keysList,
   keysRevoke,
+  keysRoll,
+  keysExpire,
+  keysShow,
+  keysAudit,
   petsAdd,
   petsImport,
   petsExport,
@@ -87,7 +92,7 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps, i
   const command = COMMANDS.find((c) => c.name === `${group} ${verb}`);
   if (command === undefined) return refuse(`unknown command "${group} ${verb}"; run "${group} --help" to see them`);
 
-  const line = parseCommandLine(rest, command.options);
+  const line = parseCommandLine(rest, command.options, command.flags);
   if (!line.ok) return refuse(`${line.error} for "${command.name}"; run "${command.name} --help"`);
   if (line.value.help) {
     io.stdout(`${command.help}\n`);

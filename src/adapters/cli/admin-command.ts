@@ -1,18 +1,28 @@
+import type { Clock } from '../../application/ports/clock.js';
 import type { AddPets } from '../../application/use-cases/add-pets.js';
 import type { ExportPets } from '../../application/use-cases/export-pets.js';
+import type { GetApiKey } from '../../application/use-cases/get-api-key.js';
 import type { ImportOrders } from '../../application/use-cases/import-orders.js';
 import type { IssueApiKey } from '../../application/use-cases/issue-api-key.js';
 import type { ListApiKeys } from '../../application/use-cases/list-api-keys.js';
+import type { ListKeyAudit } from '../../application/use-cases/list-key-audit.js';
 import type { RevokeApiKey } from '../../application/use-cases/revoke-api-key.js';
+import type { RollApiKey } from '../../application/use-cases/roll-api-key.js';
+import type { SetKeyExpiry } from '../../application/use-cases/set-key-expiry.js';
 import type { Result } from '../../domain/result.js';
 import type { CommandLine } from './command-line.js';
 import type { Progress } from './progress.js';
 
-/** The use cases the admin CLI drives. */
+/** The use cases the admin CLI drives, and the clock it checks the times it is given against. */
 export interface AdminCliDeps {
+  readonly clock: Clock;
   readonly issueApiKey: IssueApiKey;
   readonly listApiKeys: ListApiKeys;
   readonly revokeApiKey: RevokeApiKey;
+  readonly rollApiKey: RollApiKey;
+  readonly setKeyExpiry: SetKeyExpiry;
+  readonly getApiKey: GetApiKey;
+  readonly listKeyAudit: ListKeyAudit;
   readonly addPets: AddPets;
   readonly importOrders: ImportOrders;
   readonly exportPets: ExportPets;
@@ -40,6 +50,8 @@ export interface AdminCommand {
   /** The whole text of `<command> --help`. */
   readonly help: string;
   readonly options: readonly string[];
+  /** The options it takes without a value, such as `json`; none when absent. */
+  readonly flags?: readonly string[];
   /** The names of the positional arguments it takes, all required. */
   readonly positionals: readonly string[];
   /** Runs it; a failure is a one-line message about the input, and then nothing has been written. */

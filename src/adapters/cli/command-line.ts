@@ -5,6 +5,8 @@ export interface CommandLine {
   /** Options by name, without the leading `--`. */
   readonly options: ReadonlyMap<string, string>;
   readonly positionals: readonly string[];
+  /** The flags given (options without a value, such as `json`), without the leading `--`. */
+  readonly flags: ReadonlySet<string>;
   /** `--help` or `-h` was given. */
   readonly help: boolean;
 }
@@ -31,17 +33,23 @@ function argumentProblem(word: string, position: number): string | undefined {
 /**
  * Splits `args` by the option names a command takes. Every option takes a value, as `--name value` or
  * `--name=value`; the word after an option is its value even when it starts with `-`, so `--id -5`
- * means what it says. After `--`, every word is positional. An unknown or repeated option, or one
- * without a value, is refused, so that a typo is never silently ignored; so is an argument that is not
- * UTF-8 or is longer than {@link ARGUMENT_MAX} (a message never repeats it: it may be 100 KB of junk).
+ * means what it says. A flag (one of `flags`, such as `--json`) takes none. After `--`, every word is
+ * positional. An unknown or repeated option, one without a value, or a flag given one, is refused, so
+ * that a typo is never silently ignored; so is an argument that is not UTF-8 or is longer than
+ * {@link ARGUMENT_MAX} (a message never repeats it: it may be 100 KB of junk).
  */
-export function parseCommandLine(args: readonly string[], known: readonly string[]): Result<CommandLine, string> {
+export function parseCommandLine(
+  args: readonly string[],
+  known: readonly string[],
+  flagNames: readonly string[] = [],
+): Result<CommandLine, string> {
   for (const [i, word] of args.entries()) {
     const problem = argumentProblem(word, i + 1);
     if (problem !== undefined) return fail(problem);
   }
   const options = new Map<string, string>();
   const positionals: string[] = [];
+  const flags = new Set<string>();
   let help = false;
   for (let i = 0; i < args.length; i += 1) {
     const word = args[i] as string;
@@ -59,6 +67,12 @@ export function parseCommandLine(args: readonly string[], known: readonly string
     }
     const equals = word.indexOf('=');
     const name = word.slice(2, equals === -1 ? undefined : equals);
+    if (word.startsWith('--') && flagNames.includes(name)) {
+      if (equals !== -1) return fail(`option --${name} takes no value`);
+      if (flags.has(name)) return fail(`option --${name} is given twice`);
+      flags.add(name);
+      continue;
+    }
     if (!word.startsWith('--') || !known.includes(name)) return fail(`unknown option ${word.split('=')[0]}`);
     if (options.has(name)) return fail(`option --${name} is given twice`);
     let value: string | undefined;
@@ -71,5 +85,5 @@ export function parseCommandLine(args: readonly string[], known: readonly string
     if (value === undefined) return fail(`option --${name} needs a value`);
     options.set(name, value);
   }
-  return ok({ options, positionals, help });
+  return ok({ options, positionals, flags, help });
 }

@@ -1,5 +1,10 @@
 import type { Clock } from '../../application/ports/clock.js';
-import type { LocalAnswers, RateLimitAnswer, RateLimiter } from '../../application/ports/rate-limiter.js';
+import type {
+  LocalAnswers,
+  RateLimitAnswer,
+  RateLimiter,
+  RateLimitPeek,
+} from '../../application/ports/rate-limiter.js';
 import type { RateLimitPolicy } from '../../domain/plan.js';
 import type { OutageLogger } from '../shared/outage-logger.js';
 
@@ -75,6 +80,27 @@ export class FailoverRateLimiter implements RateLimiter {
     if (answer.outcome === 'unavailable') {
       this.failed(new Error(answer.reason));
       return this.degraded(subject, policy);
+    }
+    this.recovered();
+    return answer;
+  }
+
+  /**
+   * Where a subject stands, read from the primary while it answers, else from the fallback (which then
+   * holds the subject's counts). A failed read opens the circuit as a failed decision does.
+   */
+  async peek(subject: string, policy: RateLimitPolicy): Promise<RateLimitPeek> {
+    if (!this.mayCallPrimary()) return this.fallback.peek(subject, policy);
+    let answer: RateLimitPeek;
+    try {
+      answer = await this.primary.peek(subject, policy);
+    } catch (error) {
+      this.failed(error);
+      return this.fallback.peek(subject, policy);
+    }
+    if ('outcome' in answer) {
+      this.failed(new Error(answer.reason));
+      return this.fallback.peek(subject, policy);
     }
     this.recovered();
     return answer;

@@ -14,4 +14,8 @@ export class UnavailableRateLimiter implements RateLimiter {
   async admit(): Promise<RateLimiterUnavailable> {
     return UNAVAILABLE;
   }
+
+  async peek(): Promise<RateLimiterUnavailable> {
+    return UNAVAILABLE;
+  }
 }

@@ -1,20 +1,36 @@
 import type { Clock } from '../../application/ports/clock.js';
 import type { AdmitRequest } from '../../application/use-cases/admit-request.js';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
-import type { Principal } from '../../domain/api-key.js';
+import type { GetRateLimit } from '../../application/use-cases/get-rate-limit.js';
+import { grants, type Principal } from '../../domain/api-key.js';
 import { PLAN_POLICIES } from '../../domain/plan.js';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
+import { headlineOf } from '../../domain/rate-limit-standing.js';
 import { DOCS_PATHS } from './docs-page.js';
 import { sendError } from './error-response.js';
 import type { HttpContext, HttpMiddleware } from './http-context.js';
+import { insufficientScopeChallenge, scopeNeeded } from './operation-scopes.js';
 import { fieldLineCount } from './protocol-checks.js';
 import { retryAfterSeconds, setRateLimitHeaders } from './rate-limit-headers.js';
+
+/** Told of every request a valid key makes, for its last-use time; must return at once. */
+export interface KeyUseSink {
+  noted(keyId: string): void;
+}
 
 /** The use cases and clock the guard needs. */
 export interface ApiGuardDeps {
   readonly authenticate: Authenticate;
   readonly admitRequest: AdmitRequest;
+  readonly getRateLimit: GetRateLimit;
   readonly clock: Clock;
+  /** Where the uses of keys go; none are recorded when absent. */
+  readonly keyUses?: KeyUseSink | undefined;
+  /**
+   * Whether a route answers this method on this path. Only an operation checks scopes: a request no
+   * route takes gets its 404 or 405 whatever its key may do.
+   */
+  readonly isOperation: (method: string, path: string) => boolean;
 }
 
 /** Everything of the API lives under this segment; nothing outside it is authenticated or limited. */
@@ -26,6 +42,9 @@ export const OPEN_API_PATHS: ReadonlySet<string> = new Set([`${API_BASE_PATH}/op
 /** What needs no key, yet is limited (per client address, without one): the document and the docs page. */
 const isOpenPath = (path: string): boolean => OPEN_API_PATHS.has(path) || DOCS_PATHS.has(path);
 
+/** Where a key reads its own limits: answered from a peek at the limiter, never counted. */
+export const RATE_LIMIT_PATH = `${API_BASE_PATH}/rate_limit`;
+
 // RFC 6750 `b64token` after the case-insensitive scheme word; Node has already trimmed the value.
 const BEARER = /^bearer +(\S+)$/i;
 
@@ -34,11 +53,16 @@ const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`
 /** What the guard limits: the API, and the docs page, whose renderer is megabytes a request. */
 const isLimitedPath = (path: string): boolean => isApiPath(path) || DOCS_PATHS.has(path);
 
-async function principalOf(authenticate: Authenticate, header: string | undefined): Promise<Principal | undefined> {
+/** Who the request acts as, or why it acts as nobody. */
+type Caller = { readonly principal: Principal } | { readonly refusal: 'unauthorized' | 'key_expired' };
+
+const NOBODY: Caller = { refusal: 'unauthorized' };
+
+async function callerOf(authenticate: Authenticate, header: string | undefined): Promise<Caller> {
   const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-  if (token === undefined) return undefined;
+  if (token === undefined) return NOBODY;
   const result = await authenticate.execute({ apiKey: token });
-  return result.ok ? result.value : undefined;
+  return result.ok ? { principal: result.value } : { refusal: result.error.code };
 }
 
 function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string): void {
@@ -51,39 +75,74 @@ function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string)
   }
 }
 
+/** Refuses a key the scope of this request's method, with the RFC 6750 challenge; true when it did. */
+function refusedScope(ctx: HttpContext, principal: Principal, isOperation: ApiGuardDeps['isOperation']): boolean {
+  const scope = scopeNeeded(ctx.method);
+  if (grants(principal, scope) || !isOperation(ctx.method, ctx.path)) return false;
+  ctx.set('WWW-Authenticate', insufficientScopeChallenge(scope));
+  sendError(ctx, 'insufficient_scope', `this API key lacks the ${scope} scope this request needs`);
+  return true;
+}
+
+const UNAUTHORIZED_MESSAGE = 'the API key is missing, invalid or revoked; send Authorization: Bearer <key>';
+
 /**
  * Authenticates and rate-limits every request under /v1, and of the docs page, before routing, so that
- * unknown routes and wrong methods carry the limit headers too. A valid key is limited under its own
- * policy and never by its address; a request without one is limited per client address with the free
- * plan's numbers (so a 401 carries the headers, and the open document and docs page cannot be
- * hammered), then refused with 401 unless its path is open. Two Authorization headers count as no valid key, whatever they hold: a proxy in
- * front that read the other one would disagree about who is calling.
+ * unknown routes and wrong methods carry the limit headers too. A valid key is limited under its roll
+ * chain's subject (an old and a new key of a roll share one) and never by its address; a request
+ * without one is limited per client address with the free plan's numbers (so a 401 carries the headers,
+ * and the open document and docs page cannot be hammered), then refused with 401 (`key_expired` for a key past its expiry) unless
+ * its path is open. A key without the scope of the operation's method is refused 403 once admitted,
+ * so the refusal counts like any request. GET /v1/rate_limit peeks instead of counting: it answers even
+ * while the key's other requests get 429. Two Authorization headers count as no valid key, whatever
+ * they hold: a proxy in front that read the other one would disagree about who is calling.
  */
 export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
-  const { authenticate, admitRequest, clock } = deps;
+  const { authenticate, admitRequest, getRateLimit, clock, keyUses, isOperation } = deps;
   return async (ctx, next) => {
     if (!isLimitedPath(ctx.path)) return next();
     const ambiguous = fieldLineCount(ctx.req, 'authorization') > 1;
-    const principal = ambiguous ? undefined : await principalOf(authenticate, ctx.req.headers.authorization);
-    const subject = principal === undefined ? `ip:${ctx.ip}` : `key:${principal.keyId}`;
+    const caller = ambiguous ? NOBODY : await callerOf(authenticate, ctx.req.headers.authorization);
+    const principal = 'principal' in caller ? caller.principal : undefined;
+    if (principal !== undefined) {
+      ctx.state.keyId = principal.keyId;
+      keyUses?.noted(principal.keyId);
+    }
+    const subject = principal === undefined ? `ip:${ctx.ip}` : principal.limitSubject;
     const policy = principal === undefined ? PLAN_POLICIES.free : principal.policy;
+
+    if (principal !== undefined && ctx.path === RATE_LIMIT_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      const standing = await getRateLimit.execute({ subject, policy });
+      if ('outcome' in standing) {
+        return sendError(ctx, 'unavailable', 'a service this request needs is unavailable; retry shortly');
+      }
+      setRateLimitHeaders(ctx, headlineOf(standing), clock.nowMs());
+      if (refusedScope(ctx, principal, isOperation)) return;
+      ctx.state.rateLimit = { principal, standing };
+      return next();
+    }
+
     const decision = await admitRequest.execute({ subject, policy });
     // No decision, so no rate-limit headers to send: only the Error body.
     if (decision.outcome === 'unavailable') {
       return sendError(ctx, 'unavailable', 'a service this request needs is unavailable; retry shortly');
     }
     setRateLimitHeaders(ctx, decision, clock.nowMs());
-    if (principal !== undefined) ctx.state.keyId = principal.keyId;
     if (decision.outcome !== 'admitted') {
       return sendRefusal(ctx, decision, principal === undefined ? 'this client address' : 'this API key');
     }
-    if (principal !== undefined || isOpenPath(ctx.path)) return next();
-    sendError(
-      ctx,
-      'unauthorized',
-      ambiguous
-        ? 'the request carries more than one Authorization header; send exactly one'
-        : 'the API key is missing, invalid or revoked; send Authorization: Bearer <key>',
-    );
+    if (isOpenPath(ctx.path)) return next();
+    if (principal !== undefined) return refusedScope(ctx, principal, isOperation) ? undefined : next();
+    if (ambiguous) {
+      return sendError(ctx, 'unauthorized', 'the request carries more than one Authorization header; send exactly one');
+    }
+    if ('refusal' in caller && caller.refusal === 'key_expired') {
+      return sendError(
+        ctx,
+        'key_expired',
+        'the API key has expired; use the key that replaced it, or ask for a new one',
+      );
+    }
+    sendError(ctx, 'unauthorized', UNAUTHORIZED_MESSAGE);
   };
 }

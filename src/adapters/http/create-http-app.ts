@@ -4,7 +4,7 @@ import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
 import { accessLog } from './access-log.js';
-import { apiGuard } from './api-guard.js';
+import { apiGuard, type KeyUseSink } from './api-guard.js';
 import { addDocsRoutes } from './docs-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
@@ -15,6 +15,7 @@ import { type OpenApiServers, openApiDocument } from './openapi.js';
 import { addOrderRoutes } from './order-routes.js';
 import { addPetRoutes } from './pet-routes.js';
 import { protocolChecks } from './protocol-checks.js';
+import { addRateLimitRoute } from './rate-limit-route.js';
 import { addMetricsRoute, type HttpMetrics, requestMetrics } from './request-metrics.js';
 import { type RequestTracing, traceRequests } from './request-tracing.js';
 import { addServiceRoutes } from './service-routes.js';
@@ -57,6 +58,7 @@ export type HttpUseCases = Pick<
   | 'listStockChanges'
   | 'authenticate'
   | 'admitRequest'
+  | 'getRateLimit'
   | 'getPet'
   | 'listOrders'
 >;
@@ -78,6 +80,11 @@ export interface HttpAppDeps extends HttpUseCases {
   readonly readiness: () => boolean;
   /** What /readyz reports of the parts that can be down (e.g. `{ redis: true }`); none when absent. */
   readonly healthChecks?: () => Readonly<Record<string, boolean>>;
+  /**
+   * Told of every request a valid key makes, for its last-use time (a KeyUseRecorder, which writes
+   * off the request path); no use is recorded when absent.
+   */
+  readonly keyUses?: KeyUseSink;
   /** Request durations, and GET /metrics unless the metrics have their own listener. None when absent. */
   readonly metrics?: HttpMetrics;
   /** Names each request's trace by its route template and marks its key id. None when absent. */
@@ -144,6 +151,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
     infoUrl: `${options.servers.production}/openapi.json`,
   });
   addOrderRoutes(router, deps.listOrders);
+  addRateLimitRoute(router);
   addDocsRoutes(router);
   if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
 
@@ -152,7 +160,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing, router));
   app.use(errorMiddleware(logger));
   app.use(protocolChecks);
-  app.use(apiGuard(deps));
+  app.use(apiGuard({ ...deps, isOperation: (method, path) => router.match(path, method).route }));
   app.use(router.routes());
   app.use(unmatchedRoute);
   return app;

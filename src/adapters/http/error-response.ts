@@ -5,18 +5,22 @@ import { errorJson } from './json-writer.js';
 /** RFC 6750: a 401 names the scheme and realm the client must authenticate with. */
 const BEARER_CHALLENGE = 'Bearer realm="petstore"';
 
+/** RFC 6750 section 3.1: an expired key is an invalid token, said so, so a client need not guess. */
+const EXPIRED_CHALLENGE = 'Bearer realm="petstore", error="invalid_token", error_description="the API key has expired"';
+
 /** How soon a client may try again after a 503: the shared limiter's circuit is retried every second. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = '1';
 
 /**
  * Answers with the Error body of `code`, its status taken from the error table. Headers set earlier
- * (request id, rate limits, Retry-After, Allow) stay: they belong to the answer. A 401 gets its
- * challenge, and a 503 a Retry-After.
+ * (request id, rate limits, Retry-After, Allow, a 403's challenge) stay: they belong to the answer. A
+ * 401 gets its challenge, and a 503 a Retry-After.
  */
 export function sendError(ctx: HttpContext, code: ErrorCode, message: string): void {
   const status = ERROR_STATUS[code];
   ctx.status = status;
   if (code === 'unauthorized') ctx.set('WWW-Authenticate', BEARER_CHALLENGE);
+  if (code === 'key_expired') ctx.set('WWW-Authenticate', EXPIRED_CHALLENGE);
   if (code === 'unavailable') ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER_SECONDS);
   sendJson(ctx, errorJson(code, message, status));
 }

@@ -20,10 +20,13 @@ export type HttpOnlyErrorCode =
   | 'unavailable';
 
 /**
- * Domain codes that only the admin CLI can meet (adding pets or orders, revoking keys): no HTTP
+ * Domain codes that only the admin CLI can meet (adding pets or orders, revoking, rolling or expiring keys): no HTTP
  * operation leads to them, so they have no status and stay out of the OpenAPI document.
  */
-export type CliOnlyErrorCode = Extract<DomainErrorCode, 'duplicate_pet' | 'duplicate_order' | 'key_not_found'>;
+export type CliOnlyErrorCode = Extract<
+  DomainErrorCode,
+  'duplicate_pet' | 'duplicate_order' | 'key_not_found' | 'key_inactive' | 'invalid_expiry'
+>;
 
 /** Every `code` an Error body can carry. */
 export type ErrorCode = Exclude<DomainErrorCode, CliOnlyErrorCode> | HttpOnlyErrorCode;
@@ -40,6 +43,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_if_match: 400,
   invalid_idempotency_key: 400,
   unauthorized: 401,
+  key_expired: 401,
+  insufficient_scope: 403,
   pet_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,

@@ -1,5 +1,7 @@
 import type { RouterContext, RouterMiddleware } from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
+import type { Principal } from '../../domain/api-key.js';
+import type { RateLimitStanding } from '../../domain/rate-limit-standing.js';
 
 /** What the middlewares of one request tell each other. */
 export interface HttpState {
@@ -7,6 +9,8 @@ export interface HttpState {
   requestId: string;
   /** The API key the request acts as, once authenticated; for the log and the stock-change record. */
   keyId: string | undefined;
+  /** For GET /v1/rate_limit: the caller and the standing the guard read, so the body and headers agree. */
+  rateLimit?: { readonly principal: Principal; readonly standing: RateLimitStanding };
 }
 
 /**

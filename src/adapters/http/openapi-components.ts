@@ -162,6 +162,11 @@ export const HEADERS: JsonObject = {
     30,
   ),
   'WWW-Authenticate': header('The scheme and realm to authenticate with (RFC 6750).', text, 'Bearer realm="petstore"'),
+  'WWW-Authenticate.scope': header(
+    'RFC 6750 section 3.1: the scope the key lacks.',
+    text,
+    'Bearer error="insufficient_scope", scope="inventory:write"',
+  ),
   Deprecation: header('RFC 9745: when the operation was deprecated, as @Unix-seconds.', text, '@1767225600'),
   Sunset: header(
     'RFC 8594: when the operation stops answering, as an HTTP-date.',

@@ -57,7 +57,9 @@ export function responses(specs: Responses, extraHeaders: readonly string[] = []
 // Answers every /v1 operation can give once past routing. A 500 or 503 lists no limit headers: when
 // the limiter itself fails, there is no decision to report. A 503 says when to retry.
 export const UNAUTHORIZED: ResponseSpec = {
-  description: 'unauthorized: the API key is missing, malformed, unknown or revoked.',
+  description:
+    'unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its ' +
+    'expiry, or past the grace of a roll (use the key that replaced it).',
   headers: [...LIMIT_HEADERS, 'WWW-Authenticate'],
 };
 export const TOO_MANY: ResponseSpec = {

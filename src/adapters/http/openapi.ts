@@ -2,6 +2,7 @@ import { PLAN_POLICIES } from '../../domain/plan.js';
 import { statusOf } from './error-table.js';
 import { HEADERS, type JsonObject, PARAMETERS, SCHEMAS } from './openapi-components.js';
 import { getInventoryItem, listInventory, listStockChanges, updateInventory } from './openapi-inventory.js';
+import { getRateLimit, KEY_SCHEMAS, withScopes } from './openapi-keys.js';
 import {
   BAD_PET_ID,
   INTERNAL,
@@ -110,23 +111,26 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
       { name: 'store', description: 'Store orders.' },
       { name: 'meta', description: 'About the API.' },
     ],
-    paths: {
+    paths: withScopes({
       '/inventory': { get: listInventory },
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },
       '/inventory/{petId}/changes': { get: listStockChanges },
       '/pets/{petId}': { get: getPetById },
       '/store/orders': { get: listOrders },
+      '/rate_limit': { get: getRateLimit },
       '/openapi.json': { get: getOpenApiDocument },
-    },
+    }),
     components: {
-      schemas: SCHEMAS,
+      schemas: { ...SCHEMAS, ...KEY_SCHEMAS },
       headers: HEADERS,
       parameters: PARAMETERS,
       securitySchemes: {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key (psk_ and 40 base62 characters) as the bearer token.',
+          description:
+            'An API key (psk_ and 40 base62 characters) as the bearer token. Each operation names the scope ' +
+            'its key needs (inventory:read for reads, inventory:write for writes) in its security requirement.',
         },
       },
     },

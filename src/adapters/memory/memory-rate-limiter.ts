@@ -3,6 +3,7 @@ import type { RateLimiter } from '../../application/ports/rate-limiter.js';
 import { type BanPolicy, DEFAULT_BAN_POLICY, isBanned } from '../../domain/ban.js';
 import type { RateLimitPolicy } from '../../domain/plan.js';
 import { admitRequest, newSubjectState, type RateLimitDecision, type SubjectState } from '../../domain/rate-limit.js';
+import { type RateLimitStanding, standingOf } from '../../domain/rate-limit-standing.js';
 import { DAY_WINDOW, expireBuckets, MINUTE_WINDOW } from '../../domain/sliding-window.js';
 import { type LimiterSubjectRecord, readSubjectState, writeSubjectState } from './memory-limiter-snapshot.js';
 
@@ -45,6 +46,11 @@ export class MemoryRateLimiter implements RateLimiter {
       this.subjects.set(subject, state);
     }
     return admitRequest(state, policy, this.banPolicy, nowMs);
+  }
+
+  async peek(subject: string, policy: RateLimitPolicy): Promise<RateLimitStanding> {
+    // A subject never seen is read from a fresh state and not kept: a peek leaves no trace.
+    return standingOf(this.subjects.get(subject) ?? newSubjectState(), policy, this.clock.nowMs());
   }
 
   /** How many subjects are tracked (for tests and metrics). */

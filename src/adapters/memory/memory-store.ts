@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiKeyRecord } from '../../domain/api-key.js';
+import type { ApiKeyRecord, KeyAuditEntry } from '../../domain/api-key.js';
 import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
@@ -30,6 +30,8 @@ export class MemoryStore {
   readonly orders = new Map<bigint, Order>();
   readonly keys = new Map<string, { record: ApiKeyRecord; hash: string }>();
   readonly keyIdsByHash = new Map<string, string>();
+  /** The key audit trail, oldest first; an entry's seq is its position plus one. */
+  readonly keyAudit: KeyAuditEntry[] = [];
   /** Counts writes to pets and their stock; the inventory's revision. Every such write calls petsWritten. */
   private petWrites = 0;
 

@@ -92,6 +92,36 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX api_keys_by_age ON api_keys (created_at_ms, id);
   `,
+  // 2: key lifecycle (1.2), as SQLite's step 4: scopes (an existing key keeps every power it had),
+  // expiry, the roll chain whose first key names the shared rate-limit subject (an existing key heads
+  // its own), the last use, and the audit trail of admin changes, which a trigger keeps append-only.
+  `
+  ALTER TABLE api_keys
+    ADD COLUMN scopes text NOT NULL DEFAULT 'inventory:read inventory:write',
+    ADD COLUMN expires_at_ms bigint,
+    ADD COLUMN family_id text,
+    ADD COLUMN rolled_from_id text REFERENCES api_keys (id),
+    ADD COLUMN last_used_at_ms bigint;
+  UPDATE api_keys SET family_id = id;
+  ALTER TABLE api_keys ALTER COLUMN family_id SET NOT NULL;
+
+  CREATE TABLE api_key_audit (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    action text NOT NULL CHECK (action IN ('create', 'roll', 'revoke', 'expire')),
+    key_id text NOT NULL,
+    actor text NOT NULL,
+    at_ms bigint NOT NULL,
+    new_key_id text,
+    expires_at_ms bigint
+  );
+  CREATE FUNCTION api_key_audit_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'the key audit trail is append-only'; END
+  $$;
+  CREATE TRIGGER api_key_audit_append_only BEFORE UPDATE OR DELETE ON api_key_audit
+    FOR EACH ROW EXECUTE FUNCTION api_key_audit_refuse_change();
+  CREATE TRIGGER api_key_audit_no_truncate BEFORE TRUNCATE ON api_key_audit
+    FOR EACH STATEMENT EXECUTE FUNCTION api_key_audit_refuse_change();
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */

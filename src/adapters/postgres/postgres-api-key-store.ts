@@ -1,84 +1,120 @@
-import type { ApiKeyStore, NewApiKey } from '../../application/ports/api-key-store.js';
-import type { ApiKeyRecord } from '../../domain/api-key.js';
-import { isPlan, ownLimitsOf, policyForPlan, rateLimitPolicy } from '../../domain/plan.js';
-import { type PostgresDatabase, prepared } from './postgres-database.js';
+import type { ApiKeyStore, KeyChange, KeyRoll, KeyUse, NewApiKey } from '../../application/ports/api-key-store.js';
+import type { ApiKeyRecord, KeyAuditEntry } from '../../domain/api-key.js';
+import {
+  AUDIT_COLUMNS,
+  type AuditRow,
+  auditEntryOf,
+  INSERT_COLUMNS,
+  insertValues,
+  KEY_COLUMNS,
+  type KeyRow,
+  recordOfRow,
+} from '../shared/api-key-columns.js';
+import { slices, valuesList } from './multi-row.js';
+import { type PostgresDatabase, prepared, type Queryable, type SqlValue } from './postgres-database.js';
 
-type KeyRow = [
-  id: string,
-  plan: string,
-  perMinute: number | null,
-  perDay: number | null,
-  label: string | null,
-  createdAtMs: bigint,
-  revokedAtMs: bigint | null,
-];
-
-const COLUMNS = 'id, plan, per_minute, per_day, label, created_at_ms, revoked_at_ms';
 /** Every request's key lookup (behind the key cache): parsed and planned once per connection. */
-const BY_HASH = prepared('api_key_by_hash', `SELECT ${COLUMNS} FROM api_keys WHERE hash = $1`);
+const BY_HASH = prepared('api_key_by_hash', `SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`);
+const INSERT = `INSERT INTO api_keys (${INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
+const AUDIT =
+  'INSERT INTO api_key_audit (action, key_id, actor, at_ms, new_key_id, expires_at_ms) VALUES ($1, $2, $3, $4, $5, $6)';
 
-function recordOfRow([id, plan, perMinute, perDay, label, createdAtMs, revokedAtMs]: KeyRow): ApiKeyRecord {
-  if (!isPlan(plan)) throw new Error(`API key ${id} has the unknown plan ${plan}`);
-  const custom = perMinute === null || perDay === null ? undefined : rateLimitPolicy(perMinute, perDay);
-  return {
-    id,
-    plan,
-    policy: policyForPlan(plan, custom),
-    label,
-    createdAtMs: Number(createdAtMs),
-    revokedAtMs: revokedAtMs === null ? null : Number(revokedAtMs),
-  };
-}
-
-/** Only a key's own limits are stored (see ownLimitsOf); a fixed-plan key is read back with its plan's. */
-function limitsToStore(key: NewApiKey): [number | null, number | null] {
-  const own = ownLimitsOf(key.plan, key.policy);
-  return own === undefined ? [null, null] : [own.perMinute, own.perDay];
-}
+const read = (row: KeyRow | undefined): ApiKeyRecord | undefined => (row === undefined ? undefined : recordOfRow(row));
 
 /**
- * The `api_keys` table: hashes of keys, never keys. Every lookup reads the table: several instances
- * share it, and a key revoked through any of them (or the admin CLI) must be refused by all of them on
- * the next request. One indexed read by primary-key-like hash costs a round trip, no more.
+ * The `api_keys` table: hashes of keys, never keys; and `api_key_audit`, the trail of admin changes,
+ * each written in the transaction of its change. Every lookup reads the table: several instances share
+ * it, and a cache with a stated staleness bound (CachedApiKeyStore) goes in front of it.
  */
 export class PostgresApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: PostgresDatabase) {}
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await this.db.rows<KeyRow>(BY_HASH, [hash]);
-    return row === undefined ? undefined : recordOfRow(row);
+    return read(row);
   }
 
   async findById(id: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.db.rows<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
-    return row === undefined ? undefined : recordOfRow(row);
+    return this.byId(this.db, id);
   }
 
   /** Throws on a repeated id or hash: both come from a CSPRNG, so a clash is a bug. */
-  async add(key: NewApiKey): Promise<void> {
-    const [perMinute, perDay] = limitsToStore(key);
-    await this.db.run(
-      `INSERT INTO api_keys (id, hash, plan, per_minute, per_day, label, created_at_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [key.id, key.hash, key.plan, perMinute, perDay, key.label, key.createdAtMs],
-    );
+  async add(key: NewApiKey, actor: string): Promise<void> {
+    const values = insertValues(key);
+    await this.db.transaction(async (tx) => {
+      await tx.run(INSERT, values);
+      await tx.run(AUDIT, ['create', key.id, actor, key.createdAtMs, null, key.expiresAtMs]);
+    });
   }
 
   async list(): Promise<readonly ApiKeyRecord[]> {
-    return (await this.db.rows<KeyRow>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at_ms, id`)).map(recordOfRow);
+    return (await this.db.rows<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`)).map(
+      recordOfRow,
+    );
   }
 
-  /** The first revocation time is kept: revoking again changes nothing. One statement, so no transaction. */
-  async revoke(id: string, atMs: number): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.db.rows<KeyRow>(
-      `WITH revoked AS (
-         UPDATE api_keys SET revoked_at_ms = $2 WHERE id = $1 AND revoked_at_ms IS NULL RETURNING ${COLUMNS}
-       )
-       SELECT ${COLUMNS} FROM revoked
-       UNION ALL
-       SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM revoked)`,
-      [id, atMs],
-    );
-    return row === undefined ? undefined : recordOfRow(row);
+  /** The first revocation time is kept: revoking again changes nothing and is not recorded again. */
+  async revoke(id: string, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const revoked = await tx.run('UPDATE api_keys SET revoked_at_ms = $2 WHERE id = $1 AND revoked_at_ms IS NULL', [
+        id,
+        change.atMs,
+      ]);
+      if (revoked === 1) await tx.run(AUDIT, ['revoke', id, change.actor, change.atMs, null, null]);
+      return this.byId(tx, id);
+    });
+  }
+
+  /** Only a key still active when the roll is written: a revocation or expiry just before it wins. */
+  async roll(roll: KeyRoll, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const ended = await tx.run(
+        `UPDATE api_keys SET expires_at_ms = $2
+         WHERE id = $1 AND revoked_at_ms IS NULL AND (expires_at_ms IS NULL OR expires_at_ms > $3)`,
+        [roll.oldId, roll.oldExpiresAtMs, change.atMs],
+      );
+      if (ended === 0) return undefined;
+      await tx.run(INSERT, insertValues(roll.newKey));
+      await tx.run(AUDIT, ['roll', roll.oldId, change.actor, change.atMs, roll.newKey.id, roll.oldExpiresAtMs]);
+      return this.byId(tx, roll.oldId);
+    });
+  }
+
+  async setExpiry(id: string, expiresAtMs: number, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const set = await tx.run('UPDATE api_keys SET expires_at_ms = $2 WHERE id = $1 AND revoked_at_ms IS NULL', [
+        id,
+        expiresAtMs,
+      ]);
+      if (set === 0) return undefined;
+      await tx.run(AUDIT, ['expire', id, change.actor, change.atMs, null, expiresAtMs]);
+      return this.byId(tx, id);
+    });
+  }
+
+  /** One statement a thousand uses; a last use only moves forward, whatever order instances write in. */
+  async recordUses(uses: readonly KeyUse[]): Promise<void> {
+    for (const slice of slices(uses)) {
+      const rows: SqlValue[][] = slice.map((u) => [u.keyId, u.atMs]);
+      const { text, values } = valuesList(rows, ['text', 'bigint']);
+      await this.db.run(
+        `UPDATE api_keys AS k SET last_used_at_ms = u.at_ms
+         FROM (VALUES ${text}) AS u (id, at_ms)
+         WHERE k.id = u.id AND (k.last_used_at_ms IS NULL OR k.last_used_at_ms < u.at_ms)`,
+        values,
+      );
+    }
+  }
+
+  async auditTrail(limit: number): Promise<readonly KeyAuditEntry[]> {
+    const rows = await this.db.rows<AuditRow>(`SELECT ${AUDIT_COLUMNS} FROM api_key_audit ORDER BY seq DESC LIMIT $1`, [
+      limit,
+    ]);
+    return rows.map(auditEntryOf);
+  }
+
+  private async byId(on: Queryable, id: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await on.rows<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    return read(row);
   }
 }

@@ -28,7 +28,7 @@ export type DecisionCounter = (label: DecisionLabel) => void;
 /**
  * Counts every decision of `limiter` by outcome, local answers included, and otherwise behaves as it
  * does. An answer that it cannot decide now is no decision and is not counted here (a failover limiter
- * counts those). A limiter without local answers gets a wrapper without them, so a caller that checks
+ * counts those), nor is a peek. A limiter without local answers gets a wrapper without them, so a caller that checks
  * for the method sees what it would have seen.
  */
 export function countedRateLimiter(limiter: CountableLimiter, count: DecisionCounter): CountableLimiter {
@@ -37,10 +37,13 @@ export function countedRateLimiter(limiter: CountableLimiter, count: DecisionCou
     return answer;
   };
   const admit = async (subject: string, policy: RateLimitPolicy) => counted(await limiter.admit(subject, policy));
+  // A peek decides nothing, so it is not counted.
+  const peek = limiter.peek.bind(limiter);
   const local = limiter.answerLocally?.bind(limiter);
-  if (local === undefined) return { admit };
+  if (local === undefined) return { admit, peek };
   return {
     admit,
+    peek,
     answerLocally: (subject, policy) => {
       const decision = local(subject, policy);
       return decision === undefined ? undefined : counted(decision);

@@ -11,6 +11,7 @@ import {
   type SubjectState,
   type WindowReport,
 } from '../../domain/rate-limit.js';
+import type { RateLimitStanding } from '../../domain/rate-limit-standing.js';
 import {
   DAY_WINDOW,
   MINUTE_WINDOW,
@@ -20,6 +21,7 @@ import {
 } from '../../domain/sliding-window.js';
 import { BanCache } from './ban-cache.js';
 import { clusterSlot } from './cluster-slot.js';
+import { PEEK_SCRIPT, type PeekReply, standingOfReply } from './redis-peek.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 
 declare module 'ioredis' {
@@ -29,6 +31,8 @@ declare module 'ioredis' {
      * decisions, their keys, then its arguments. Called in its Buffer form, as its reply is packed binary.
      */
     petstoreSlidingWindowBuffer(decisions: number, ...keysThenArguments: string[]): Result<Buffer, Context>;
+    /** The read-only script of redis-peek.ts: one subject's key, then the time or ''. */
+    petstorePeekBuffer(key: string, nowArg: string): Result<PeekReply, Context>;
   }
 }
 
@@ -119,6 +123,13 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     // defineCommand sends EVALSHA and falls back to EVAL when the server lacks the script (after a restart).
     // Without numberOfKeys, the number of keys (here, of decisions) comes first in each call.
     client.defineCommand('petstoreSlidingWindow', { lua: SLIDING_WINDOW_SCRIPT });
+    client.defineCommand('petstorePeek', { lua: PEEK_SCRIPT, numberOfKeys: 1 });
+  }
+
+  /** Where a subject stands, read by a script that writes nothing (see redis-peek.ts): one round trip. */
+  async peek(subject: string, policy: RateLimitPolicy): Promise<RateLimitStanding> {
+    const nowArg = this.clockDecides ? String(this.clock.nowMs()) : '';
+    return standingOfReply(await this.client.petstorePeekBuffer(rateLimitKey(subject, this.keyPrefix), nowArg), policy);
   }
 
   admit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {

@@ -1,11 +1,12 @@
-import type { ApiKeyStore, NewApiKey } from '../../application/ports/api-key-store.js';
+import type { ApiKeyStore, KeyChange, KeyRoll, KeyUse, NewApiKey } from '../../application/ports/api-key-store.js';
 import type { Clock } from '../../application/ports/clock.js';
-import type { ApiKeyRecord } from '../../domain/api-key.js';
+import type { ApiKeyRecord, KeyAuditEntry } from '../../domain/api-key.js';
 
 export interface CachedApiKeyStoreOptions {
   /**
-   * How long a key found by hash is answered from memory: the staleness bound. A key revoked through
-   * another process (the admin CLI, another instance) is refused here at most this long after.
+   * How long a key found by hash is answered from memory: the staleness bound. A key revoked, rolled or
+   * given a new expiry through another process (the admin CLI, another instance) is seen here at most
+   * this long after. An expiry that was already stored needs no bound: it is checked at every request.
    */
   readonly ttlMs: number;
   /** The most keys remembered; past it the oldest is forgotten. */
@@ -22,7 +23,7 @@ interface Remembered {
  * its key up, so this spares the store a read per request; revocations and additions made through this
  * object forget what they touch at once, and those made elsewhere are seen within `ttlMs`. Unknown
  * hashes are never remembered: junk cannot push real keys out, and a key added elsewhere is found on
- * its first use.
+ * its first use. Last uses and the audit trail pass straight through: nothing of them is remembered.
  */
 export class CachedApiKeyStore implements ApiKeyStore {
   private readonly remembered = new Map<string, Remembered>();
@@ -59,18 +60,42 @@ export class CachedApiKeyStore implements ApiKeyStore {
     return this.inner.findById(id);
   }
 
-  add(key: NewApiKey): Promise<void> {
-    return this.inner.add(key);
+  add(key: NewApiKey, actor: string): Promise<void> {
+    return this.inner.add(key, actor);
   }
 
   list(): Promise<readonly ApiKeyRecord[]> {
     return this.inner.list();
   }
 
-  async revoke(id: string, atMs: number): Promise<ApiKeyRecord | undefined> {
-    const revoked = await this.inner.revoke(id, atMs);
-    // Records are few and revocations rare: forgetting every entry of this id is a scan, and enough.
-    for (const [hash, entry] of this.remembered) if (entry.record.id === id) this.remembered.delete(hash);
+  async revoke(id: string, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    const revoked = await this.inner.revoke(id, change);
+    this.forget(id);
     return revoked;
+  }
+
+  async roll(roll: KeyRoll, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    const old = await this.inner.roll(roll, change);
+    this.forget(roll.oldId);
+    return old;
+  }
+
+  async setExpiry(id: string, expiresAtMs: number, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    const changed = await this.inner.setExpiry(id, expiresAtMs, change);
+    this.forget(id);
+    return changed;
+  }
+
+  recordUses(uses: readonly KeyUse[]): Promise<void> {
+    return this.inner.recordUses(uses);
+  }
+
+  auditTrail(limit: number): Promise<readonly KeyAuditEntry[]> {
+    return this.inner.auditTrail(limit);
+  }
+
+  /** Records are few and admin changes rare: forgetting every entry of this id is a scan, and enough. */
+  private forget(id: string): void {
+    for (const [hash, entry] of this.remembered) if (entry.record.id === id) this.remembered.delete(hash);
   }
 }

@@ -93,6 +93,32 @@ export const MIGRATIONS: readonly string[] = [
     state TEXT NOT NULL
   ) STRICT, WITHOUT ROWID;
   `,
+  // 4: key lifecycle (1.2): scopes (space-separated, as OAuth writes them; an existing key keeps every
+  // power it had), expiry, the roll chain whose first key names the shared rate-limit subject (an
+  // existing key heads its own), the last use, and the audit trail of admin changes, which triggers
+  // keep append-only.
+  `
+  ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'inventory:read inventory:write';
+  ALTER TABLE api_keys ADD COLUMN expires_at_ms INTEGER;
+  ALTER TABLE api_keys ADD COLUMN family_id TEXT;
+  UPDATE api_keys SET family_id = id;
+  ALTER TABLE api_keys ADD COLUMN rolled_from_id TEXT REFERENCES api_keys (id);
+  ALTER TABLE api_keys ADD COLUMN last_used_at_ms INTEGER;
+
+  CREATE TABLE api_key_audit (
+    seq INTEGER PRIMARY KEY,
+    action TEXT NOT NULL CHECK (action IN ('create', 'roll', 'revoke', 'expire')),
+    key_id TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    new_key_id TEXT,
+    expires_at_ms INTEGER
+  ) STRICT;
+  CREATE TRIGGER api_key_audit_no_update BEFORE UPDATE ON api_key_audit
+    BEGIN SELECT RAISE(ABORT, 'the key audit trail is append-only'); END;
+  CREATE TRIGGER api_key_audit_no_delete BEFORE DELETE ON api_key_audit
+    BEGIN SELECT RAISE(ABORT, 'the key audit trail is append-only'); END;
+  `,
 ];
 
 /**

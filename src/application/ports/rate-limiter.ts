@@ -1,5 +1,6 @@
 import type { RateLimitPolicy } from '../../domain/plan.js';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
+import type { RateLimitStanding } from '../../domain/rate-limit-standing.js';
 
 /**
  * A limiter's answer when it cannot decide now: the store it shares with other processes is down and
@@ -16,6 +17,9 @@ export interface RateLimiterUnavailable {
 /** What a limiter answers: a decision, or that it cannot decide now. */
 export type RateLimitAnswer = RateLimitDecision | RateLimiterUnavailable;
 
+/** What a limiter answers when asked where a subject stands: the standing, or that it cannot read it now. */
+export type RateLimitPeek = RateLimitStanding | RateLimiterUnavailable;
+
 /** Decides whether a subject (an API key id, or a client address) may make one more request. */
 export interface RateLimiter {
   /**
@@ -25,6 +29,13 @@ export interface RateLimiter {
    * throws.
    */
   admit(subject: string, policy: RateLimitPolicy): Promise<RateLimitAnswer>;
+
+  /**
+   * Where `subject` stands under `policy` now, counting nothing: no quota used, no strike towards a
+   * ban, and an answer even while the subject is banned or out of quota. A subject never seen stands
+   * with nothing used. `unavailable` and failures as for `admit`.
+   */
+  peek(subject: string, policy: RateLimitPolicy): Promise<RateLimitPeek>;
 }
 
 /** A shared limiter that can answer some requests from its own memory, without its store. */

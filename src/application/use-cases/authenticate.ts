@@ -1,7 +1,8 @@
-import { looksLikeApiKey, type Principal } from '../../domain/api-key.js';
+import { keyStanding, looksLikeApiKey, type Principal, principalOf } from '../../domain/api-key.js';
 import { type DomainError, domainError } from '../../domain/errors.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
+import type { Clock } from '../ports/clock.js';
 import type { KeyHasher } from '../ports/key-crypto.js';
 
 export interface AuthenticateInput {
@@ -10,19 +11,28 @@ export interface AuthenticateInput {
 }
 
 const UNAUTHORIZED = fail(domainError('unauthorized', 'the API key is missing, invalid or revoked'));
+const EXPIRED = fail(domainError('key_expired', 'the API key has expired; use its successor or ask for a new one'));
 
-/** Turns a bearer key into the principal it stands for; unknown, malformed and revoked keys fail alike. */
+/**
+ * Turns a bearer key into the principal it stands for. Unknown, malformed and revoked keys fail alike;
+ * a key past its expiry (or past the grace of a roll) fails as expired, so that its holder knows to
+ * switch keys rather than suspect a typo.
+ */
 export class Authenticate {
   constructor(
     private readonly keys: ApiKeyStore,
     private readonly hasher: KeyHasher,
+    private readonly clock: Clock,
   ) {}
 
-  async execute(input: AuthenticateInput): Promise<Result<Principal, DomainError<'unauthorized'>>> {
+  async execute(input: AuthenticateInput): Promise<Result<Principal, DomainError<'unauthorized' | 'key_expired'>>> {
     // A token that cannot be a key is refused before hashing: no store lookup for junk.
     if (!looksLikeApiKey(input.apiKey)) return UNAUTHORIZED;
     const record = await this.keys.findByHash(this.hasher.hash(input.apiKey));
-    if (record === undefined || record.revokedAtMs !== null) return UNAUTHORIZED;
-    return ok({ keyId: record.id, plan: record.plan, policy: record.policy });
+    if (record === undefined) return UNAUTHORIZED;
+    const standing = keyStanding(record, this.clock.nowMs());
+    if (standing === 'revoked') return UNAUTHORIZED;
+    if (standing === 'expired') return EXPIRED;
+    return ok(principalOf(record));
   }
 }

@@ -105,6 +105,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rate_limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the calling key’s limits
+         * @description The calling key and where it stands in both windows. Not counted against the limits, and answered even while the key’s other requests get 429 (bannedUntil tells when a ban ends). The rate-limit headers are those the next request would start from. An old and a new key of a roll share one set of limits. A request without a valid key is limited per client address, as everywhere.
+         */
+        get: operations["getRateLimit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -160,7 +180,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "pet_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -168,7 +188,7 @@ export interface components {
              * @description The HTTP status code.
              * @enum {integer}
              */
-            status: 400 | 401 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 417 | 422 | 428 | 429 | 431 | 500 | 503;
+            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 417 | 422 | 428 | 429 | 431 | 500 | 503;
         };
         /** @description One recorded change of a pet’s stock: who set what, when, and what it was before. */
         StockChange: {
@@ -243,6 +263,58 @@ export interface components {
             status: "placed" | "approved" | "delivered";
             complete: boolean;
         };
+        /**
+         * @description What a key may do: inventory:read (every GET), inventory:write (every other method).
+         * @enum {string}
+         */
+        Scope: "inventory:read" | "inventory:write";
+        RateLimitWindow: {
+            /**
+             * Format: int32
+             * @description Requests the window admits.
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @description Requests it still admits now.
+             */
+            remaining: number;
+            /**
+             * Format: int64
+             * @description Unix time, in seconds rounded up, when remaining next rises.
+             */
+            reset: bigint;
+            /**
+             * Format: int32
+             * @description Requests it holds now.
+             */
+            used: number;
+        };
+        RateLimitStatus: {
+            key: {
+                /** @description Id of the key (never the key itself). */
+                id: string;
+                /** @description The name given to the key, if any. */
+                name: string | null;
+                /** @enum {string} */
+                plan: "free" | "pro" | "business" | "enterprise";
+                scopes: components["schemas"]["Scope"][];
+                /**
+                 * Format: date-time
+                 * @description When the key stops working (RFC 3339 UTC); null when it does not expire.
+                 */
+                expiresAt: string | null;
+            };
+            limits: {
+                minute: components["schemas"]["RateLimitWindow"];
+                day: components["schemas"]["RateLimitWindow"];
+            };
+            /**
+             * Format: int64
+             * @description Present while the key is banned: Unix time, in seconds rounded up, when the ban ends.
+             */
+            bannedUntil?: bigint;
+        };
     };
     responses: never;
     parameters: {
@@ -304,6 +376,11 @@ export interface components {
          * @example Bearer realm="petstore"
          */
         "WWW-Authenticate": string;
+        /**
+         * @description RFC 6750 section 3.1: the scope the key lacks.
+         * @example Bearer error="insufficient_scope", scope="inventory:write"
+         */
+        "WWW-Authenticate.scope": string;
         /**
          * @description RFC 9745: when the operation was deprecated, as @Unix-seconds.
          * @example @1767225600
@@ -410,7 +487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -420,6 +497,22 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -528,7 +621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -538,6 +631,22 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -657,7 +766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -667,6 +776,22 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -868,7 +993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -878,6 +1003,22 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -986,7 +1127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -996,6 +1137,22 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1101,7 +1258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Order"][];
                 };
             };
-            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1111,6 +1268,117 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRateLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key and its limits. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitStatus"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
 import { inventoryJsonSourceOf } from '../../../src/adapters/http/inventory-json-source.js';
 import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
+import { KeyUseRecorder } from '../../../src/adapters/shared/key-use-recorder.js';
 import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
 import {
   createInventoryCore,
@@ -15,6 +16,7 @@ import type { InventoryRepository } from '../../../src/application/ports/invento
 import type { NewPet } from '../../../src/application/ports/pet-catalog.js';
 import type { RateLimiter } from '../../../src/application/ports/rate-limiter.js';
 import type { StockChangeLog } from '../../../src/application/ports/stock-change-log.js';
+import type { Scope } from '../../../src/domain/api-key.js';
 import type { Order } from '../../../src/domain/order.js';
 import type { Plan, RateLimitPolicy } from '../../../src/domain/plan.js';
 import { ManualClock } from '../../support/manual-clock.js';
@@ -41,6 +43,13 @@ export interface FixtureOptions extends Partial<HttpAppOptions> {
   readonly limiter?: (memory: RateLimiter) => RateLimiter;
 }
 
+/** Issues a key as the admin CLI would, with the options given; answers the bearer header and the key's id. */
+export interface KeyOptions {
+  readonly plan?: Plan;
+  readonly scopes?: readonly Scope[];
+  readonly expiresInMs?: number;
+}
+
 /** A real server on an ephemeral port over memory storage (unless given other), a manual clock and a log. */
 export interface HttpFixture {
   /** `http://127.0.0.1:<port>`. */
@@ -55,6 +64,10 @@ export interface HttpFixture {
   ready: boolean;
   /** Issues a key on `plan` (enterprise takes `limits`) and answers the bearer header for it. */
   bearer(plan?: Plan, limits?: RateLimitPolicy): Promise<string>;
+  /** Issues a key with scopes or an expiry; answers its bearer header and id. */
+  issue(options?: KeyOptions): Promise<{ readonly authorization: string; readonly id: string }>;
+  /** Where the app notes the uses of keys; flush it to write them. */
+  readonly keyUses: KeyUseRecorder;
   addPets(...pets: NewPet[]): Promise<void>;
   addOrders(...orders: Order[]): Promise<void>;
   /** Sends a request with fetch, reads the whole body and checks the response against the document. */
@@ -85,6 +98,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     keyGenerator: crypto,
     keyHasher: crypto,
   });
+  const keyUses = new KeyUseRecorder(storage.keys, clock);
   const logLines: Record<string, unknown>[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
   const state = { ready: true };
@@ -92,6 +106,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     ...core,
     clock,
     logger,
+    keyUses,
     // A store that writes its own list JSON (SQLite) is used as the server uses it, unless wrapped.
     inventoryJson: options.inventory === undefined ? inventoryJsonSourceOf(storage.inventory) : undefined,
     readiness: () => state.ready,
@@ -112,6 +127,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     origin,
     clock,
     core,
+    keyUses,
     changes: storage.changes,
     logLines,
     get ready() {
@@ -123,6 +139,14 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     async bearer(plan: Plan = 'free', limits?: RateLimitPolicy) {
       const { key } = await core.issueApiKey.execute(limits === undefined ? { plan } : { plan, limits });
       return `Bearer ${key}`;
+    },
+    async issue({ plan = 'free', scopes, expiresInMs } = {}) {
+      const { key, record } = await core.issueApiKey.execute({
+        plan,
+        ...(scopes === undefined ? {} : { scopes }),
+        ...(expiresInMs === undefined ? {} : { expires: { inMs: expiresInMs } }),
+      });
+      return { authorization: `Bearer ${key}`, id: record.id };
     },
     async addPets(...pets) {
       const added = await core.addPets.execute(pets);

@@ -12,7 +12,7 @@ if (path === undefined || id === undefined) throw new Error('usage: revoke-key.t
 
 try {
   const storage = openSqliteStorage({ path });
-  const revoked = await storage.keys.revoke(id, Date.now());
+  const revoked = await storage.keys.revoke(id, { actor: 'worker', atMs: Date.now() });
   await storage.close();
   if (revoked === undefined) throw new Error(`no key has id ${id}`);
   process.stdout.write('revoked\n');
