@@ -121,7 +121,7 @@ describe('keys create', () => {
 
 describe('keys list', () => {
   it('prints a table for a person: a header, then a tab-separated line a key, oldest first', async () => {
-    await createKey('--plan', 'free', '--name', 'mobile\tapp', '--scopes', 'inventory:read');
+    await createKey('--plan', 'free', '--name', 'mobile app', '--scopes', 'inventory:read');
     cli.clock.advance(60_000);
     await createKey('--plan', 'enterprise', '--per-minute', '7', '--per-day', '70', '--expires-in', '30d');
     const result = await cli.run('keys', 'list');
