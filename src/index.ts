@@ -43,15 +43,7 @@ export type { InventoryCore, InventoryCoreOptions, InventoryPorts } from './appl
 export { createInventoryCore } from './application/inventory-core.js';
 export type { ApiKeyStore, NewApiKey } from './application/ports/api-key-store.js';
 export type { Clock } from './application/ports/clock.js';
-export type {
-  IdempotencyClaim,
-  InventoryQuery,
-  InventoryRepository,
-  StockWrite,
-  StockWriteFailure,
-  StockWriteResult,
-  StockWritten,
-} from './application/ports/inventory-repository.js';
+export type { InventoryQuery, InventoryRepository } from './application/ports/inventory-repository.js';
 export type { KeyGenerator, KeyHasher } from './application/ports/key-crypto.js';
 export type { OrderBook, OrderRefusal } from './application/ports/order-book.js';
 export type { DuplicatePet, NewPet, PetCatalog, StockedPet } from './application/ports/pet-catalog.js';
@@ -62,6 +54,8 @@ export type {
   RateLimiterUnavailable,
 } from './application/ports/rate-limiter.js';
 export type { StockChangeLog, StockChangePage } from './application/ports/stock-change-log.js';
+export type { StockCommandOptions, StockWriteRequest } from './application/stock-command-runner.js';
+export { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './application/stock-command-runner.js';
 export { AddPets } from './application/use-cases/add-pets.js';
 export { AdmitRequest } from './application/use-cases/admit-request.js';
 export { Authenticate } from './application/use-cases/authenticate.js';
@@ -77,13 +71,8 @@ export { ListOrders } from './application/use-cases/list-orders.js';
 export type { ListStockChangesInput } from './application/use-cases/list-stock-changes.js';
 export { ListStockChanges } from './application/use-cases/list-stock-changes.js';
 export { RevokeApiKey } from './application/use-cases/revoke-api-key.js';
-export type {
-  UpdatedStock,
-  UpdateStockError,
-  UpdateStockInput,
-  UpdateStockOptions,
-} from './application/use-cases/update-stock.js';
-export { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './application/use-cases/update-stock.js';
+export type { UpdatedStock, UpdateStockInput } from './application/use-cases/update-stock.js';
+export { UpdateStock } from './application/use-cases/update-stock.js';
 // Domain: values, rules and the shapes of records.
 export type { ApiKeyRecord, Principal } from './domain/api-key.js';
 export { API_KEY_PATTERN, KEY_LABEL_MAX, keyLabel, looksLikeApiKey } from './domain/api-key.js';
@@ -122,5 +111,16 @@ export { fail, ok } from './domain/result.js';
 export type { WindowCounter, WindowSpec } from './domain/sliding-window.js';
 export { DAY_WINDOW, MINUTE_WINDOW } from './domain/sliding-window.js';
 export type { StockChange } from './domain/stock-change.js';
-export type { InventoryEntry, StockWritePlan } from './domain/stock-write.js';
-export { FIRST_VERSION, planStockWrite } from './domain/stock-write.js';
+export type { IdempotencyClaim, SetStock, StockCommand, StockOrder } from './domain/stock-command.js';
+export type { ClaimFound, StockDecision, StockWriteInput, StoredClaim } from './domain/stock-decision.js';
+export { answerFromClaim, decideStockWrite } from './domain/stock-decision.js';
+export type {
+  CommittedStock,
+  StockOutcome,
+  StockRefusal,
+  StockWriteFailure,
+  StockWriteResult,
+  WrittenEntry,
+} from './domain/stock-outcome.js';
+export type { InventoryEntry } from './domain/stock-write.js';
+export { FIRST_VERSION } from './domain/stock-write.js';

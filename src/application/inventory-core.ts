@@ -6,6 +6,7 @@ import type { OrderBook } from './ports/order-book.js';
 import type { PetCatalog } from './ports/pet-catalog.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { StockChangeLog } from './ports/stock-change-log.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './stock-command-runner.js';
 import { AddPets } from './use-cases/add-pets.js';
 import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
@@ -20,7 +21,7 @@ import { ListInventory } from './use-cases/list-inventory.js';
 import { ListOrders } from './use-cases/list-orders.js';
 import { ListStockChanges } from './use-cases/list-stock-changes.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './use-cases/update-stock.js';
+import { UpdateStock } from './use-cases/update-stock.js';
 
 /** Every port the core needs: storage, limiter, time and key crypto. */
 export interface InventoryPorts {
@@ -66,10 +67,12 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
   if (!Number.isSafeInteger(idempotencyTtlMs) || idempotencyTtlMs < 1) {
     throw new RangeError(`idempotencyTtlMs ${idempotencyTtlMs} is not a positive whole number of milliseconds`);
   }
+  // One runner for every write use case: a key still being written is known to all of them.
+  const stockWrites = new StockCommandRunner(ports.inventory, ports.clock, { idempotencyTtlMs });
   return {
     listInventory: new ListInventory(ports.inventory),
     getInventoryItem: new GetInventoryItem(ports.inventory),
-    updateStock: new UpdateStock(ports.inventory, ports.clock, { idempotencyTtlMs }),
+    updateStock: new UpdateStock(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
     authenticate: new Authenticate(ports.keys, ports.keyHasher),

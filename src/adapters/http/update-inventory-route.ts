@@ -70,8 +70,11 @@ export function updateInventory(updateStock: UpdateStock, requireIfMatch: boolea
       return sendJson(ctx, itemJson(updated.value.entry.item));
     }
     const error = updated.error;
-    if ('replayed' in error) markReplay(ctx, error.replayed);
-    if (error.code === 'precondition_failed') ctx.res.setHeader('ETag', versionTag(error.currentVersion));
+    if ('refusals' in error) {
+      markReplay(ctx, error.replayed);
+      const [refusal] = error.refusals;
+      if (refusal?.code === 'precondition_failed') ctx.res.setHeader('ETag', versionTag(refusal.currentVersion));
+    }
     sendError(ctx, error.code, error.message);
   };
 }

@@ -1,14 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database, Statement } from 'better-sqlite3';
-import type {
-  InventoryQuery,
-  InventoryRepository,
-  StockWrite,
-  StockWriteResult,
-} from '../../application/ports/inventory-repository.js';
+import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import { type EntryRow, entryOfRow } from './stock-writer.js';
 import type { StockWrites } from './stock-writes.js';
@@ -148,7 +145,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
     return this.pets.current();
   }
 
-  write(command: StockWrite): Promise<StockWriteResult> {
+  write(command: StockCommand): Promise<StockWriteResult> {
     return this.writes.write(command);
   }
 

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { OpenDatabaseOptions } from './open-database.js';
 import {
   errorOf,
@@ -75,7 +76,7 @@ export class StockWriterThread implements StockWrites {
     } = {},
   ) {}
 
-  write(command: StockWrite): Promise<StockWriteResult> {
+  write(command: StockCommand): Promise<StockWriteResult> {
     return this.ask((id) => writeRequest(id, command)) as Promise<StockWriteResult>;
   }
 

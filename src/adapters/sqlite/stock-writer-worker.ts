@@ -4,7 +4,7 @@
  * waits for a commit. Every answer is posted after the COMMIT of the transaction that holds it returned.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StockWrite } from '../../application/ports/inventory-repository.js';
+import type { StockCommand } from '../../domain/stock-command.js';
 import { GroupCommit } from './group-commit.js';
 import { type OpenDatabaseOptions, openConnection } from './open-database.js';
 import { StockWriter } from './stock-writer.js';
@@ -40,7 +40,7 @@ let outbox: WriterReply[] = [];
 let committed: number[] = [];
 const batches = new GroupCommit(
   db,
-  (command: StockWrite) => writer.write(command),
+  (command: StockCommand) => writer.write(command),
   (writes) => committed.push(writes),
 );
 const post = (): void => {

@@ -1,16 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { IdempotencyClaim, StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
 import { inventoryItem } from '../../domain/inventory-item.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import { type InventoryEntry, planStockWrite } from '../../domain/stock-write.js';
-import {
-  answerFromClaim,
-  decodeOutcome,
-  encodeOutcome,
-  outcomeOf,
-  resultOf,
-  type StoredClaim,
-} from '../shared/stock-outcome.js';
+import { firstPetOf, type IdempotencyClaim, type StockCommand } from '../../domain/stock-command.js';
+import { decideStockWrite, type StockDecision, type StoredClaim } from '../../domain/stock-decision.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
+import type { InventoryEntry } from '../../domain/stock-write.js';
+import { decodeOutcome, encodeOutcome } from '../shared/stock-outcome-json.js';
 
 /** A row of `pets` with its version, read as an array (cheaper than an object with named keys). */
 export type EntryRow = readonly [id: bigint, quantity: bigint, status: string, version: bigint];
@@ -28,19 +23,20 @@ interface ClaimRow {
 }
 
 /**
- * The writes of stock on one connection: a stock write (claim check, the domain's plan, the row, the
- * history record, the claim's outcome) and the purge of expired outcomes. It opens no transaction: the
+ * The writes of stock on one connection: a stock command (its claim and entries read, the core's
+ * decision, and what it decided applied) and the purge of expired outcomes. It opens no transaction: the
  * group commit around `write` does, on whichever thread holds the connection.
  */
 export class StockWriter {
   private readonly readEntry: Statement<[bigint], EntryRow>;
+  private readonly lastChangeId: Statement<[], bigint | null>;
   private readonly store: Statement<[number, string, number, bigint]>;
-  private readonly record: Statement<[bigint, number, string, number, string, string, number]>;
+  private readonly record: Statement<[bigint, bigint, number, string, number, string, string, number]>;
   private readonly readClaim: Statement<[string, string], ClaimRow>;
   private readonly storeClaim: Statement<[string, string, string, string, number]>;
   private readonly forgetExpired: Statement<[number, number]>;
 
-  /** `onWrite` is told of every row this connection changes, inside its transaction. */
+  /** `onWrite` is told of every command that changes rows on this connection, inside its transaction. */
   constructor(
     db: Database,
     private readonly onWrite: () => void = () => {},
@@ -48,13 +44,16 @@ export class StockWriter {
     this.readEntry = db
       .prepare<[bigint], EntryRow>('SELECT id, quantity, status, version FROM pets WHERE id = ?')
       .raw();
+    // The write lock is held (the group commit's transaction is IMMEDIATE), so no other connection can
+    // take the ids that follow; rows of stock_changes are never deleted, so none is ever reused.
+    this.lastChangeId = db.prepare<[], bigint | null>('SELECT max(seq) FROM stock_changes').pluck();
     this.store = db.prepare<[number, string, number, bigint]>(
       'UPDATE pets SET quantity = ?, status = ?, version = ? WHERE id = ?',
     );
-    this.record = db.prepare<[bigint, number, string, number, string, string, number]>(
+    this.record = db.prepare<[bigint, bigint, number, string, number, string, string, number]>(
       `INSERT INTO stock_changes
-         (pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+         (seq, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.readClaim = db.prepare<[string, string], ClaimRow>(
       'SELECT fingerprint, outcome, expires_at_ms FROM idempotency_claims WHERE scope = ? AND key = ?',
@@ -70,37 +69,21 @@ export class StockWriter {
     );
   }
 
-  /** One stock write, to run inside a transaction; a corrupt row throws rather than being written over. */
-  write(command: StockWrite): StockWriteResult {
+  /** One stock command, to run inside a transaction; a corrupt row throws rather than being written over. */
+  write(command: StockCommand): StockWriteResult {
     const claim = command.idempotency;
-    if (claim !== undefined) {
-      const answer = answerFromClaim(this.storedClaim(claim), claim, command.atMs);
-      if (answer !== undefined) return answer;
-    }
-    const row = this.readEntry.get(command.petId);
-    const plan = planStockWrite(row === undefined ? undefined : entryOfRow(row), command.quantity, command.ifVersion);
-    let changeId: bigint | undefined;
-    if (plan.kind === 'write') {
-      const { before, after } = plan;
-      this.store.run(after.quantity, after.status, plan.version, command.petId);
-      this.onWrite();
-      changeId = BigInt(
-        this.record.run(
-          command.petId,
-          before.quantity,
-          before.status,
-          after.quantity,
-          after.status,
-          command.actor,
-          command.atMs,
-        ).lastInsertRowid,
-      );
-    }
-    const outcome = outcomeOf(plan, command, changeId);
-    if (claim !== undefined) {
-      this.storeClaim.run(claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs);
-    }
-    return resultOf(outcome, false);
+    const lastId = this.lastChangeId.get() ?? 0n;
+    return this.apply(
+      decideStockWrite({
+        command,
+        entries: command.orders.map((order) => {
+          const row = this.readEntry.get(order.petId);
+          return row === undefined ? undefined : entryOfRow(row);
+        }),
+        claim: claim === undefined ? undefined : { stored: this.storedClaim(command, claim), heldElsewhere: false },
+        changeIds: command.orders.map((_, i) => lastId + BigInt(i + 1)),
+      }),
+    );
   }
 
   /** Forgets at most `max` outcomes expired at `nowMs`, in a transaction of its own; returns how many. */
@@ -108,13 +91,37 @@ export class StockWriter {
     return this.forgetExpired.run(nowMs, max).changes;
   }
 
-  private storedClaim(claim: IdempotencyClaim): StoredClaim | undefined {
+  /** Applies a decided write inside the caller's transaction. */
+  private apply({ result, written, claimed }: StockDecision): StockWriteResult {
+    for (const { change, version } of written) {
+      const { before, after } = change;
+      this.store.run(after.quantity, after.status, version, after.petId);
+      this.record.run(
+        change.id,
+        after.petId,
+        before.quantity,
+        before.status,
+        after.quantity,
+        after.status,
+        change.actor,
+        change.atMs,
+      );
+    }
+    if (written.length > 0) this.onWrite();
+    if (claimed !== undefined) {
+      const { claim, outcome } = claimed;
+      this.storeClaim.run(claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs);
+    }
+    return result;
+  }
+
+  private storedClaim(command: StockCommand, claim: IdempotencyClaim): StoredClaim | undefined {
     const row = this.readClaim.get(claim.scope, claim.key);
     if (row === undefined) return undefined;
     return {
       fingerprint: row.fingerprint,
       expiresAtMs: Number(row.expires_at_ms),
-      outcome: decodeOutcome(row.outcome),
+      outcome: decodeOutcome(row.outcome, firstPetOf(command)),
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { GroupCommit } from './group-commit.js';
 import { StockWriter } from './stock-writer.js';
 
@@ -9,7 +10,7 @@ import { StockWriter } from './stock-writer.js';
  * write settles only once the transaction that holds it is committed.
  */
 export interface StockWrites {
-  write(command: StockWrite): Promise<StockWriteResult>;
+  write(command: StockCommand): Promise<StockWriteResult>;
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number>;
   /** Commits the writes still pending, then stops; later writes are refused. */
   close(): Promise<void>;
@@ -21,7 +22,7 @@ export interface StockWrites {
  */
 export class InlineStockWrites implements StockWrites {
   private readonly writer: StockWriter;
-  private readonly batches: GroupCommit<StockWrite, StockWriteResult>;
+  private readonly batches: GroupCommit<StockCommand, StockWriteResult>;
 
   /**
    * `onWrite` is told of every stock row changed, as StockWriter says; `onGroupCommit` of the number of
@@ -32,10 +33,10 @@ export class InlineStockWrites implements StockWrites {
     hooks: { readonly onWrite: () => void; readonly onGroupCommit?: ((writes: number) => void) | undefined },
   ) {
     this.writer = new StockWriter(db, hooks.onWrite);
-    this.batches = new GroupCommit(db, (command: StockWrite) => this.writer.write(command), hooks.onGroupCommit);
+    this.batches = new GroupCommit(db, (command: StockCommand) => this.writer.write(command), hooks.onGroupCommit);
   }
 
-  write(command: StockWrite): Promise<StockWriteResult> {
+  write(command: StockCommand): Promise<StockWriteResult> {
     return this.batches.submit(command);
   }
 
