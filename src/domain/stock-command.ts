@@ -16,11 +16,13 @@ export interface IdempotencyClaim {
   readonly expiresAtMs: number;
 }
 
-/** What every order of a command names: its pet, and the versions it is conditional on. */
+/** What every order of a command names: its pet, the versions it is conditional on, and why. */
 interface OrderOfPet {
   readonly petId: PetId;
   /** Apply only when the entry's version is one of these (If-Match, `ifVersion`); any version when absent. */
   readonly ifVersion?: readonly number[];
+  /** Kept with the change in the history (see `isReason`). */
+  readonly reason?: string;
 }
 
 /** Set the stock of one pet to `quantity`. */

@@ -1,5 +1,6 @@
 import { type InventoryItem, withStock } from './inventory-item.js';
 import { fail } from './result.js';
+import { isReason } from './stock-change.js';
 import type { IdempotencyClaim, StockCommand, StockOrder } from './stock-command.js';
 import {
   KEY_IN_USE,
@@ -81,6 +82,13 @@ function judge(order: StockOrder, index: number, current: InventoryEntry | undef
   }
 }
 
+/** An order's reason, re-checked: an invalid one is a bug of the edge that let it through. */
+function reasonOf(order: StockOrder): string | null {
+  if (order.reason === undefined) return null;
+  if (!isReason(order.reason)) throw new RangeError('a stock order carries a reason that is not a valid one');
+  return order.reason;
+}
+
 const isRefusal = (judged: StockRefusal | InventoryItem): judged is StockRefusal => 'code' in judged;
 
 /**
@@ -110,7 +118,15 @@ export function decideStockWrite(input: StockWriteInput): StockDecision {
     const id = input.changeIds[written.length];
     if (current === undefined || id === undefined) throw new Error('a store must reserve a change id per order');
     written.push({
-      change: { id, before: current.item, after: judged, actor: command.actor, atMs: command.atMs },
+      change: {
+        id,
+        kind: order.kind,
+        before: current.item,
+        after: judged,
+        actor: command.actor,
+        atMs: command.atMs,
+        reason: reasonOf(order),
+      },
       version: current.version + 1,
     });
   });

@@ -155,10 +155,12 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
               {
                 change: {
                   id: expect.any(BigInt),
+                  kind: 'set',
                   before: { petId: 10n, quantity: 3, status: 'available' },
                   after: { petId: 10n, quantity: 0, status: 'sold' },
                   actor: 'key_a',
                   atMs: AT,
+                  reason: null,
                 },
                 version: 2,
               },
@@ -365,6 +367,22 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
           [1, 4, 'key_a', AT],
         ]);
         expect((history[0] as StockChange).id > (history[1] as StockChange).id).toBe(true);
+      });
+
+      it('keeps each change’s kind and reason, null when none was given', async () => {
+        await store.pets.addAll([aPet(1)]);
+        const reason = 'stocktake: 2 found behind the shelf 🐈';
+        await store.inventory.write({
+          orders: [{ kind: 'set', petId: petId(1n), quantity: quantity(4), reason }],
+          actor: 'key_a',
+          atMs: AT,
+        });
+        await store.inventory.write(aWrite(1n, 5));
+        const history = (await store.changes.history(petId(1n), { limit: 10 })) ?? [];
+        expect(history.map((h) => [h.kind, h.reason])).toEqual([
+          ['set', null],
+          ['set', reason],
+        ]);
       });
 
       it('pages with limit and before', async () => {

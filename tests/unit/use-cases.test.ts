@@ -73,10 +73,12 @@ describe('use cases over the in-memory adapters', () => {
       expect(await inventory.history(petId(1n), { limit: 10 })).toEqual([
         {
           id: 1n,
+          kind: 'set',
           before: { petId: 1n, quantity: 2, status: 'pending' },
           after: { petId: 1n, quantity: 0, status: 'sold' },
           actor: 'key_1',
           atMs: clock.ms,
+          reason: null,
         },
       ]);
     });

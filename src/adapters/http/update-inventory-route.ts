@@ -41,8 +41,8 @@ export function updateInventory(updateStock: UpdateStock, requireIfMatch: boolea
     if (!petId.ok) return sendError(ctx, 'invalid_pet_id', petId.error);
     const body = jsonBodyOf(ctx);
     if (!body.ok) return sendError(ctx, 'invalid_body', body.error);
-    const quantity = parseInventoryUpdate(body.value);
-    if (!quantity.ok) return sendError(ctx, 'invalid_body', quantity.error);
+    const update = parseInventoryUpdate(body.value);
+    if (!update.ok) return sendError(ctx, 'invalid_body', update.error);
     const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
     if (!key.ok) return sendError(ctx, 'invalid_idempotency_key', key.error);
     const ifMatch = ctx.req.headers['if-match'];
@@ -57,7 +57,7 @@ export function updateInventory(updateStock: UpdateStock, requireIfMatch: boolea
     const text = String(ctx.request.rawBody);
     const updated = await updateStock.execute({
       petId: petId.value,
-      quantity: quantity.value,
+      ...update.value,
       actor,
       ...condition,
       ...(key.value === undefined

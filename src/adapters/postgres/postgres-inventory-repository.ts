@@ -50,8 +50,9 @@ const WRITE = prepared(
   'inventory_write',
   `WITH updated AS (UPDATE pets SET quantity = $3, status = $4, version = $5 WHERE id = $2),
      counted AS (UPDATE inventory_stamps SET writes = writes + 1 WHERE stripe = $10)
-   INSERT INTO stock_changes (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
-   VALUES ($1, $2, $6, $7, $3, $4, $8, $9)`,
+   INSERT INTO stock_changes
+     (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason)
+   VALUES ($1, $2, $6, $7, $3, $4, $8, $9, $11, $12)`,
 );
 // An expired record of the same claim that was not purged yet is replaced.
 const RECORD_OUTCOME = prepared(
@@ -196,6 +197,8 @@ async function apply(tx: Transaction, { result, written, claimed }: StockDecisio
       change.actor,
       change.atMs,
       stripeOf(change.after.petId),
+      change.kind,
+      change.reason,
     ]),
   );
   if (claimed !== undefined) {

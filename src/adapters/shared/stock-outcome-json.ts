@@ -1,6 +1,7 @@
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import { isPetStatus } from '../../domain/pet-status.js';
+import { changeKindOf, type StockChangeKind } from '../../domain/stock-change.js';
 import type { StockOutcome, StockRefusal, WrittenEntry } from '../../domain/stock-outcome.js';
 
 /*
@@ -10,6 +11,9 @@ import type { StockOutcome, StockRefusal, WrittenEntry } from '../../domain/stoc
 
 interface EntryJson {
   readonly id: string;
+  /** Absent in the outcomes of 1.1, whose changes all set a count. */
+  readonly kind?: StockChangeKind;
+  readonly reason?: string | null;
   readonly petId: string;
   readonly before: readonly [number, string];
   readonly after: readonly [number, string];
@@ -38,6 +42,8 @@ type OutcomeJson =
 
 const entryJson = ({ change, version }: WrittenEntry): EntryJson => ({
   id: String(change.id),
+  kind: change.kind,
+  reason: change.reason,
   petId: String(change.after.petId),
   before: [change.before.quantity, change.before.status],
   after: [change.after.quantity, change.after.status],
@@ -67,10 +73,12 @@ function writtenOf(json: Omit<EntryJson, 'version'>, version: number): WrittenEn
   return {
     change: {
       id: BigInt(json.id),
+      kind: changeKindOf(json.kind ?? 'set'),
       before: itemOf(petId, json.before),
       after: itemOf(petId, json.after),
       actor: json.actor,
       atMs: json.atMs,
+      reason: json.reason ?? null,
     },
     version,
   };

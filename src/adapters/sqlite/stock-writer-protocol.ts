@@ -1,6 +1,7 @@
 import { inventoryItem } from '../../domain/inventory-item.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { ok } from '../../domain/result.js';
+import type { StockChangeKind } from '../../domain/stock-change.js';
 import type { IdempotencyClaim, StockCommand, StockOrder } from '../../domain/stock-command.js';
 import type { StockWriteResult, WrittenEntry } from '../../domain/stock-outcome.js';
 
@@ -36,6 +37,8 @@ export interface ErrorData {
 /** The fields of one written entry in a `written` reply, one after another for each entry. */
 type EntryFields = [
   changeId: bigint,
+  kind: StockChangeKind,
+  reason: string | null,
   petId: bigint,
   beforeQuantity: number,
   beforeStatus: PetStatus,
@@ -44,7 +47,7 @@ type EntryFields = [
   version: number,
 ];
 
-const ENTRY_FIELDS = 7;
+const ENTRY_FIELDS = 9;
 
 /** A write that was done: the command's actor and time once, then each entry's fields. */
 type WrittenReply = readonly [
@@ -93,7 +96,17 @@ export function resultReply(id: number, result: StockWriteResult): WriterReply {
   const reply: WrittenReply[number][] = ['written', id, replayed, first.change.actor, first.change.atMs];
   for (const { change, version } of entries) {
     const { before, after } = change;
-    reply.push(change.id, after.petId, before.quantity, before.status, after.quantity, after.status, version);
+    reply.push(
+      change.id,
+      change.kind,
+      change.reason,
+      after.petId,
+      before.quantity,
+      before.status,
+      after.quantity,
+      after.status,
+      version,
+    );
   }
   return reply as unknown as WrittenReply;
 }
@@ -103,17 +116,17 @@ export function writtenResult(reply: WrittenReply): StockWriteResult {
   const [, , replayed, actor, atMs] = reply;
   const entries: WrittenEntry[] = [];
   for (let at = 5; at < reply.length; at += ENTRY_FIELDS) {
-    const [changeId, petId, beforeQuantity, beforeStatus, afterQuantity, afterStatus, version] = reply.slice(
-      at,
-      at + ENTRY_FIELDS,
-    ) as EntryFields;
+    const [changeId, kind, reason, petId, beforeQuantity, beforeStatus, afterQuantity, afterStatus, version] =
+      reply.slice(at, at + ENTRY_FIELDS) as EntryFields;
     entries.push({
       change: {
         id: changeId,
+        kind,
         before: inventoryItem(petId, beforeQuantity, beforeStatus),
         after: inventoryItem(petId, afterQuantity, afterStatus),
         actor,
         atMs,
+        reason,
       },
       version,
     });

@@ -31,7 +31,9 @@ export class StockWriter {
   private readonly readEntry: Statement<[bigint], EntryRow>;
   private readonly lastChangeId: Statement<[], bigint | null>;
   private readonly store: Statement<[number, string, number, bigint]>;
-  private readonly record: Statement<[bigint, bigint, number, string, number, string, string, number]>;
+  private readonly record: Statement<
+    [bigint, bigint, string, number, string, number, string, string, number, string | null]
+  >;
   private readonly readClaim: Statement<[string, string], ClaimRow>;
   private readonly storeClaim: Statement<[string, string, string, string, number]>;
   private readonly forgetExpired: Statement<[number, number]>;
@@ -50,10 +52,10 @@ export class StockWriter {
     this.store = db.prepare<[number, string, number, bigint]>(
       'UPDATE pets SET quantity = ?, status = ?, version = ? WHERE id = ?',
     );
-    this.record = db.prepare<[bigint, bigint, number, string, number, string, string, number]>(
+    this.record = db.prepare<[bigint, bigint, string, number, string, number, string, string, number, string | null]>(
       `INSERT INTO stock_changes
-         (seq, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+         (seq, pet_id, kind, before_quantity, before_status, after_quantity, after_status, actor, at_ms, reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.readClaim = db.prepare<[string, string], ClaimRow>(
       'SELECT fingerprint, outcome, expires_at_ms FROM idempotency_claims WHERE scope = ? AND key = ?',
@@ -99,12 +101,14 @@ export class StockWriter {
       this.record.run(
         change.id,
         after.petId,
+        change.kind,
         before.quantity,
         before.status,
         after.quantity,
         after.status,
         change.actor,
         change.atMs,
+        change.reason,
       );
     }
     if (written.length > 0) this.onWrite();

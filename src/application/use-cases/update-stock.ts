@@ -12,6 +12,8 @@ export interface UpdateStockInput {
   readonly actor: string;
   /** Write only when the entry is at one of these versions (If-Match); any version when absent. */
   readonly ifVersion?: readonly number[];
+  /** Why, kept with the change (see `isReason`). */
+  readonly reason?: string;
   /** Makes a retry safe (see StockWriteRequest). */
   readonly idempotency?: StockWriteRequest['idempotency'];
 }
@@ -38,9 +40,17 @@ export class UpdateStock {
   constructor(private readonly writes: StockCommandRunner) {}
 
   async execute(input: UpdateStockInput): Promise<Result<UpdatedStock, StockWriteFailure>> {
-    const { petId, quantity, ifVersion, actor, idempotency } = input;
+    const { petId, quantity, ifVersion, reason, actor, idempotency } = input;
     const result = await this.writes.run({
-      orders: [{ kind: 'set', petId, quantity, ...(ifVersion === undefined ? {} : { ifVersion }) }],
+      orders: [
+        {
+          kind: 'set',
+          petId,
+          quantity,
+          ...(ifVersion === undefined ? {} : { ifVersion }),
+          ...(reason === undefined ? {} : { reason }),
+        },
+      ],
       actor,
       ...(idempotency === undefined ? {} : { idempotency }),
     });

@@ -154,6 +154,8 @@ export interface components {
              * @description The new stock count.
              */
             quantity: number;
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters. */
+            reason?: string;
         };
         Error: {
             /**
@@ -170,7 +172,7 @@ export interface components {
              */
             status: 400 | 401 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 417 | 422 | 428 | 429 | 431 | 500 | 503;
         };
-        /** @description One recorded change of a pet’s stock: who set what, when, and what it was before. */
+        /** @description One recorded change of a pet’s stock: who changed what, how, why, when, and what it was before. */
         StockChange: {
             /**
              * Format: int64
@@ -182,6 +184,11 @@ export interface components {
              * @description Id of the pet.
              */
             petId: bigint;
+            /**
+             * @description set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments).
+             * @enum {string}
+             */
+            kind: "set" | "adjust";
             /** Format: int32 */
             quantityBefore: number;
             /** Format: int32 */
@@ -195,6 +202,8 @@ export interface components {
              * @description When, in RFC 3339 UTC with milliseconds.
              */
             at: string;
+            /** @description Why, as the request said; null when it did not. */
+            reason: string | null;
         };
         Category: {
             /**
