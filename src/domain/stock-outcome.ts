@@ -21,6 +21,26 @@ export type StockRefusal =
 
 export type StockRefusalCode = StockRefusal['code'];
 
+/** The data each kind of refusal carries besides its index, code and pet, as numbers. */
+const REFUSAL_DATA: Readonly<Record<StockRefusalCode, readonly string[]>> = {
+  pet_not_found: [],
+  precondition_failed: ['currentVersion'],
+};
+
+/** Whether `value` is a refusal as the core makes it: for a stored outcome read back. */
+export function isStockRefusal(value: { readonly code?: unknown }): value is StockRefusal {
+  const record = value as Readonly<Record<string, unknown>>;
+  const data = Object.hasOwn(REFUSAL_DATA, String(record.code))
+    ? REFUSAL_DATA[record.code as StockRefusalCode]
+    : undefined;
+  return (
+    data !== undefined &&
+    Number.isSafeInteger(record.index) &&
+    typeof record.petId === 'bigint' &&
+    data.every((field) => Number.isSafeInteger(record[field]))
+  );
+}
+
 /**
  * What a write answered, as it is stored with an idempotency claim and replayed to a retry: every
  * entry written (in the command's order), or every order refused (and nothing written).

@@ -2,7 +2,7 @@ import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.j
 import type { PetId } from '../../domain/pet-id.js';
 import { isPetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChangeKind } from '../../domain/stock-change.js';
-import type { StockOutcome, StockRefusal, WrittenEntry } from '../../domain/stock-outcome.js';
+import { isStockRefusal, type StockOutcome, type StockRefusal, type WrittenEntry } from '../../domain/stock-outcome.js';
 
 /*
  * The outcome of a keyed stock write as the SQL stores keep it in a column, so that a retry is answered
@@ -22,12 +22,8 @@ interface EntryJson {
   readonly version: number;
 }
 
-interface RefusalJson {
-  readonly index: number;
-  readonly code: StockRefusal['code'];
-  readonly petId: string;
-  readonly currentVersion?: number;
-}
+/** A refusal as the core makes it, its pet id as text: every kind of refusal crosses alike. */
+type RefusalJson = Omit<StockRefusal, 'petId'> & { readonly petId: string };
 
 /** The outcomes stored before commands of several pets: one pet, the request's own. */
 type SinglePetJson =
@@ -53,6 +49,13 @@ const entryJson = ({ change, version }: WrittenEntry): EntryJson => ({
 });
 
 const refusalJson = (refusal: StockRefusal): RefusalJson => ({ ...refusal, petId: String(refusal.petId) });
+
+/** A refusal read back, through the core's check of its shape. */
+function refusalOf(json: RefusalJson): StockRefusal {
+  const refusal = { ...json, petId: BigInt(json.petId) };
+  if (!isStockRefusal(refusal)) throw new Error(`a stored outcome has an unreadable refusal ${json.code}`);
+  return refusal;
+}
 
 /** The outcome as JSON text. */
 export function encodeOutcome(outcome: StockOutcome): string {
@@ -82,15 +85,6 @@ function writtenOf(json: Omit<EntryJson, 'version'>, version: number): WrittenEn
     },
     version,
   };
-}
-
-function refusalOf(json: RefusalJson): StockRefusal {
-  const petId = BigInt(json.petId) as PetId;
-  if (json.code === 'pet_not_found') return { index: json.index, code: json.code, petId };
-  if (json.code === 'precondition_failed' && json.currentVersion !== undefined) {
-    return { index: json.index, code: json.code, petId, currentVersion: json.currentVersion };
-  }
-  throw new Error(`a stored outcome has an unreadable refusal ${json.code}`);
 }
 
 /**
