@@ -57,6 +57,8 @@ export type { StockChangeLog, StockChangePage } from './application/ports/stock-
 export type { StockCommandOptions, StockWriteRequest } from './application/stock-command-runner.js';
 export { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './application/stock-command-runner.js';
 export { AddPets } from './application/use-cases/add-pets.js';
+export type { AdjustStockInput } from './application/use-cases/adjust-stock.js';
+export { AdjustStock } from './application/use-cases/adjust-stock.js';
 export { AdmitRequest } from './application/use-cases/admit-request.js';
 export { Authenticate } from './application/use-cases/authenticate.js';
 export { ExportPets } from './application/use-cases/export-pets.js';
@@ -71,8 +73,13 @@ export { ListOrders } from './application/use-cases/list-orders.js';
 export type { ListStockChangesInput } from './application/use-cases/list-stock-changes.js';
 export { ListStockChanges } from './application/use-cases/list-stock-changes.js';
 export { RevokeApiKey } from './application/use-cases/revoke-api-key.js';
-export type { UpdatedStock, UpdateStockInput } from './application/use-cases/update-stock.js';
-export { UpdateStock } from './application/use-cases/update-stock.js';
+export type {
+  OnePetWriteInput,
+  OnePetWriteResult,
+  UpdatedStock,
+  UpdateStockInput,
+} from './application/use-cases/update-stock.js';
+export { UpdateStock, writeOnePet } from './application/use-cases/update-stock.js';
 // Domain: values, rules and the shapes of records.
 export type { ApiKeyRecord, Principal } from './domain/api-key.js';
 export { API_KEY_PATTERN, KEY_LABEL_MAX, keyLabel, looksLikeApiKey } from './domain/api-key.js';
@@ -111,7 +118,15 @@ export { fail, ok } from './domain/result.js';
 export type { WindowCounter, WindowSpec } from './domain/sliding-window.js';
 export { DAY_WINDOW, MINUTE_WINDOW } from './domain/sliding-window.js';
 export type { StockChange } from './domain/stock-change.js';
-export type { IdempotencyClaim, SetStock, StockCommand, StockOrder } from './domain/stock-command.js';
+export type {
+  AdjustStockOrder,
+  IdempotencyClaim,
+  OrderValue,
+  SetStockOrder,
+  StockCommand,
+  StockOrder,
+} from './domain/stock-command.js';
+export { isDelta } from './domain/stock-command.js';
 export type { ClaimFound, StockDecision, StockWriteInput, StoredClaim } from './domain/stock-decision.js';
 export { answerFromClaim, decideStockWrite } from './domain/stock-decision.js';
 export type {

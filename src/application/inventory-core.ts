@@ -8,6 +8,7 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import type { StockChangeLog } from './ports/stock-change-log.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './stock-command-runner.js';
 import { AddPets } from './use-cases/add-pets.js';
+import { AdjustStock } from './use-cases/adjust-stock.js';
 import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
 import { ExportPets } from './use-cases/export-pets.js';
@@ -47,6 +48,7 @@ export interface InventoryCore {
   readonly listInventory: ListInventory;
   readonly getInventoryItem: GetInventoryItem;
   readonly updateStock: UpdateStock;
+  readonly adjustStock: AdjustStock;
   readonly listStockChanges: ListStockChanges;
   readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
   readonly authenticate: Authenticate;
@@ -73,6 +75,7 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     listInventory: new ListInventory(ports.inventory),
     getInventoryItem: new GetInventoryItem(ports.inventory),
     updateStock: new UpdateStock(stockWrites),
+    adjustStock: new AdjustStock(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
     authenticate: new Authenticate(ports.keys, ports.keyHasher),

@@ -37,6 +37,7 @@ export interface StockChange {
 export const REASON_MAX = 200;
 
 // C0 controls, DEL and C1 controls: none belongs in a line a person reads in a history.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**

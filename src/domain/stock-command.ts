@@ -1,5 +1,5 @@
 import type { PetId } from './pet-id.js';
-import type { Quantity } from './quantity.js';
+import { QUANTITY_MAX, type Quantity } from './quantity.js';
 
 /**
  * A claim on an idempotency key: the first write that carries it stores its outcome, and a retry with
@@ -17,7 +17,7 @@ export interface IdempotencyClaim {
 }
 
 /** What every order of a command names: its pet, the versions it is conditional on, and why. */
-interface OrderOfPet {
+export interface OrderOfPet {
   readonly petId: PetId;
   /** Apply only when the entry's version is one of these (If-Match, `ifVersion`); any version when absent. */
   readonly ifVersion?: readonly number[];
@@ -26,13 +26,30 @@ interface OrderOfPet {
 }
 
 /** Set the stock of one pet to `quantity`. */
-export interface SetStock extends OrderOfPet {
+export interface SetStockOrder extends OrderOfPet {
   readonly kind: 'set';
   readonly quantity: Quantity;
 }
 
+/** Move the stock of one pet by `delta` (see `isDelta`); a result outside 0..QUANTITY_MAX is refused. */
+export interface AdjustStockOrder extends OrderOfPet {
+  readonly kind: 'adjust';
+  readonly delta: number;
+}
+
 /** One change a command asks of one pet's stock; `kind` names the rule that decides it. */
-export type StockOrder = SetStock;
+export type StockOrder = SetStockOrder | AdjustStockOrder;
+
+/** An order's own value, without what every order names (its pet, versions and reason): one per kind. */
+export type OrderValue = StockOrder extends infer O
+  ? O extends StockOrder
+    ? Omit<O, keyof OrderOfPet>
+    : never
+  : never;
+
+/** Whether `value` can be an adjustment's delta: a whole number, not 0, at most QUANTITY_MAX either way. */
+export const isDelta = (value: number): boolean =>
+  Number.isInteger(value) && value !== 0 && Math.abs(value) <= QUANTITY_MAX;
 
 /**
  * A stock write as plain data, so that it can cross a thread or a network: the orders (each of another

@@ -1,7 +1,8 @@
 import { type InventoryItem, withStock } from './inventory-item.js';
+import { isQuantity } from './quantity.js';
 import { fail } from './result.js';
 import { isReason } from './stock-change.js';
-import type { IdempotencyClaim, StockCommand, StockOrder } from './stock-command.js';
+import { type IdempotencyClaim, isDelta, type StockCommand, type StockOrder } from './stock-command.js';
 import {
   KEY_IN_USE,
   KEY_REUSED,
@@ -79,6 +80,15 @@ function judge(order: StockOrder, index: number, current: InventoryEntry | undef
   switch (order.kind) {
     case 'set':
       return withStock(current.item, order.quantity);
+    case 'adjust': {
+      if (!isDelta(order.delta)) throw new RangeError(`delta ${order.delta} is not a valid adjustment`);
+      const { quantity } = current.item;
+      const next = quantity + order.delta;
+      const refused = { index, petId: order.petId, quantity, delta: order.delta };
+      if (next < 0) return { ...refused, code: 'insufficient_stock' };
+      if (!isQuantity(next)) return { ...refused, code: 'quantity_limit_exceeded' };
+      return withStock(current.item, next);
+    }
   }
 }
 
@@ -94,8 +104,8 @@ const isRefusal = (judged: StockRefusal | InventoryItem): judged is StockRefusal
 /**
  * The one decision of a stock write, for every store and every kind of order. Every order is judged
  * against its entry as read: a missing pet comes first (a 404 answers before any precondition, as RFC
- * 9110 section 13.2.2 orders it), then `ifVersion`, then the order's own rule; the status moves by the
- * domain's rule. When any order is refused, nothing is written and every refusal is answered; else
+ * 9110 section 13.2.2 orders it), then `ifVersion`, then the order's own rule (a set takes its count;
+ * an adjustment must land within 0..QUANTITY_MAX); the status moves by the domain's rule on the result. When any order is refused, nothing is written and every refusal is answered; else
  * every entry moves to its next version with one change recorded. With a claim, the outcome is stored
  * for its retries, unless the claim alone answers (see `answerFromClaim`).
  */

@@ -1,5 +1,6 @@
 import type { DomainError } from './errors.js';
 import type { PetId } from './pet-id.js';
+import { QUANTITY_MAX } from './quantity.js';
 import { fail, ok, type Result } from './result.js';
 import type { StockChange } from './stock-change.js';
 
@@ -17,6 +18,22 @@ export type StockRefusal =
       readonly code: 'precondition_failed';
       readonly petId: PetId;
       readonly currentVersion: number;
+    }
+  /** The adjustment would take the stock below 0 (`quantity` is the stock it found). */
+  | {
+      readonly index: number;
+      readonly code: 'insufficient_stock';
+      readonly petId: PetId;
+      readonly quantity: number;
+      readonly delta: number;
+    }
+  /** The adjustment would take the stock above QUANTITY_MAX. */
+  | {
+      readonly index: number;
+      readonly code: 'quantity_limit_exceeded';
+      readonly petId: PetId;
+      readonly quantity: number;
+      readonly delta: number;
     };
 
 export type StockRefusalCode = StockRefusal['code'];
@@ -25,6 +42,8 @@ export type StockRefusalCode = StockRefusal['code'];
 const REFUSAL_DATA: Readonly<Record<StockRefusalCode, readonly string[]>> = {
   pet_not_found: [],
   precondition_failed: ['currentVersion'],
+  insufficient_stock: ['quantity', 'delta'],
+  quantity_limit_exceeded: ['quantity', 'delta'],
 };
 
 /** Whether `value` is a refusal as the core makes it: for a stored outcome read back. */
@@ -76,6 +95,10 @@ export function refusalMessage(refusal: StockRefusal): string {
       return `no pet has id ${refusal.petId}`;
     case 'precondition_failed':
       return `the stock of pet ${refusal.petId} is at version ${refusal.currentVersion}, not the one If-Match names; read it again`;
+    case 'insufficient_stock':
+      return `pet ${refusal.petId} has ${refusal.quantity} in stock: a delta of ${refusal.delta} would take it below 0`;
+    case 'quantity_limit_exceeded':
+      return `pet ${refusal.petId} has ${refusal.quantity} in stock: a delta of ${refusal.delta} would take it above ${QUANTITY_MAX}`;
   }
 }
 

@@ -6,6 +6,7 @@ import type { StockChange } from '../../src/domain/stock-change.js';
 import type { IdempotencyClaim, StockCommand } from '../../src/domain/stock-command.js';
 import type { StockWriteResult } from '../../src/domain/stock-outcome.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { describeStockCommandsContract } from './stock-commands.contract.js';
 import { drain, type MakeStorage, type StorageFixture } from './storage-fixture.js';
 
 const AT = Date.UTC(2026, 5, 1, 12, 0, 0);
@@ -354,6 +355,8 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
         expect(young).toMatchObject({ ok: true, value: { replayed: true } });
       });
     });
+
+    describeStockCommandsContract(() => store);
 
     describe('history', () => {
       it('answers every change newest first, with who made it and when', async () => {

@@ -14,6 +14,7 @@ const OPERATIONS: readonly [string, string, string][] = [
   ['/inventory', 'get', 'listInventory'],
   ['/inventory/{petId}', 'get', 'getInventoryItem'],
   ['/inventory/{petId}', 'patch', 'updateInventory'],
+  ['/inventory/{petId}/adjustments', 'post', 'adjustInventory'],
   ['/inventory/{petId}/changes', 'get', 'listStockChanges'],
   ['/pets/{petId}', 'get', 'getPetById'],
   ['/store/orders', 'get', 'listOrders'],
@@ -96,6 +97,8 @@ describe('the OpenAPI document', () => {
         'idempotency_key_in_use',
         'invalid_idempotency_key',
         'invalid_if_match',
+        'insufficient_stock',
+        'quantity_limit_exceeded',
       ]),
     );
   });
@@ -113,6 +116,7 @@ describe('the OpenAPI document', () => {
     expect(headerParameters('/inventory', 'get')).toEqual(['If-None-Match']);
     expect(headerParameters('/inventory/{petId}', 'get')).toEqual(['If-None-Match']);
     expect(headerParameters('/inventory/{petId}', 'patch')).toEqual(['If-Match', 'Idempotency-Key']);
+    expect(headerParameters('/inventory/{petId}/adjustments', 'post')).toEqual(['If-Match', 'Idempotency-Key']);
   });
 
   it('documents ETag, Idempotent-Replayed, Link and the 304, 409, 412, 422 and 428 answers', () => {

@@ -53,6 +53,7 @@ export type HttpUseCases = Pick<
   | 'listInventory'
   | 'getInventoryItem'
   | 'updateStock'
+  | 'adjustStock'
   | 'listStockChanges'
   | 'authenticate'
   | 'admitRequest'

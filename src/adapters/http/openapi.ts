@@ -1,7 +1,7 @@
 import { PLAN_POLICIES } from '../../domain/plan.js';
 import { statusOf } from './error-table.js';
 import { HEADERS, type JsonObject, PARAMETERS, SCHEMAS } from './openapi-components.js';
-import { getInventoryItem, listInventory, listStockChanges, updateInventory } from './openapi-inventory.js';
+import { getInventoryItem, listInventory, listStockChanges } from './openapi-inventory.js';
 import {
   BAD_PET_ID,
   INTERNAL,
@@ -13,6 +13,7 @@ import {
   UNAUTHORIZED,
   UNAVAILABLE,
 } from './openapi-responses.js';
+import { adjustInventory, STOCK_WRITE_SCHEMAS, updateInventory } from './openapi-stock-writes.js';
 
 /** Base URLs of the two environments; both end in the version segment /v1. */
 export interface OpenApiServers {
@@ -113,13 +114,14 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
     paths: {
       '/inventory': { get: listInventory },
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },
+      '/inventory/{petId}/adjustments': { post: adjustInventory(bodyLimitBytes) },
       '/inventory/{petId}/changes': { get: listStockChanges },
       '/pets/{petId}': { get: getPetById },
       '/store/orders': { get: listOrders },
       '/openapi.json': { get: getOpenApiDocument },
     },
     components: {
-      schemas: SCHEMAS,
+      schemas: { ...SCHEMAS, ...STOCK_WRITE_SCHEMAS },
       headers: HEADERS,
       parameters: PARAMETERS,
       securitySchemes: {

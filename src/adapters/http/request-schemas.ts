@@ -4,7 +4,6 @@ import { integerOfDecimal } from '../../domain/decimal-integer.js';
 import { type PetId, parsePetId } from '../../domain/pet-id.js';
 import { isQuantity, QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
-import { isReason, REASON_MAX } from '../../domain/stock-change.js';
 
 /*
  * The request schemas, compiled once at load. Each parse turns raw input into domain values or a
@@ -88,18 +87,6 @@ export const QuantityField = v.pipe(
   v.transform((value) => value as Quantity),
 );
 
-const REASON_MESSAGE = `reason must be a string of 1 to ${REASON_MAX} characters without control characters`;
-
-export const ReasonField = v.pipe(v.string(REASON_MESSAGE), v.check(isReason, REASON_MESSAGE));
-
-// Given an object (parseInventoryUpdate checks that first), the only issues left at its level are a
-// missing quantity and an unknown field.
-const InventoryUpdate = v.strictObject({ quantity: QuantityField, reason: v.optional(ReasonField) }, (issue) =>
-  issue.expected === 'never'
-    ? `the body has the unknown field ${issue.received}; it takes only quantity and reason`
-    : 'quantity is required',
-);
-
 const isJsonObject = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
@@ -137,12 +124,6 @@ export function parseHistoryQuery(query: Readonly<Record<string, unknown>>): Res
   return ok(before === undefined ? { limit } : { limit, before });
 }
 
-/** The body of updateInventory. */
-export interface InventoryUpdateBody {
-  readonly quantity: Quantity;
-  readonly reason?: string;
-}
-
 /**
  * A parsed JSON body through `schema`, or the message of a 400 `invalid_body`. An array or a bare
  * number (a LosslessNumber) is an object to valibot; only a JSON object will do.
@@ -152,7 +133,3 @@ export function parseBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown)
   const parsed = v.safeParse(schema, body);
   return parsed.success ? ok(parsed.output) : fail(firstMessage(parsed.issues));
 }
-
-/** A parsed body of updateInventory, or the message of a 400 `invalid_body`. */
-export const parseInventoryUpdate = (body: unknown): Result<InventoryUpdateBody, string> =>
-  parseBody(InventoryUpdate, body);

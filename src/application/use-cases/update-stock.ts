@@ -1,13 +1,14 @@
 import type { PetId } from '../../domain/pet-id.js';
 import type { Quantity } from '../../domain/quantity.js';
 import { ok, type Result } from '../../domain/result.js';
-import type { StockWriteFailure, WrittenEntry } from '../../domain/stock-outcome.js';
+import type { OrderValue } from '../../domain/stock-command.js';
+import type { StockWriteFailure } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import type { StockCommandRunner, StockWriteRequest } from '../stock-command-runner.js';
 
-export interface UpdateStockInput {
+/** What every write of one pet takes besides its order's own value. */
+export interface OnePetWriteInput {
   readonly petId: PetId;
-  readonly quantity: Quantity;
   /** Who makes the change (an API key id), for the stock-change record; also the idempotency scope. */
   readonly actor: string;
   /** Write only when the entry is at one of these versions (If-Match); any version when absent. */
@@ -18,17 +19,42 @@ export interface UpdateStockInput {
   readonly idempotency?: StockWriteRequest['idempotency'];
 }
 
+export interface UpdateStockInput extends OnePetWriteInput {
+  readonly quantity: Quantity;
+}
+
 /** The entry as the write left it, and whether this answer is the replay of an earlier one. */
 export interface UpdatedStock {
   readonly entry: InventoryEntry;
   readonly replayed: boolean;
 }
 
-/** The one entry a write of one pet left. */
-export function entryOfSingle(entries: readonly WrittenEntry[]): InventoryEntry {
-  const [written] = entries;
-  if (written === undefined || entries.length !== 1) throw new Error('a write of one pet writes one entry');
-  return { item: written.change.after, version: written.version };
+export type OnePetWriteResult = Result<UpdatedStock, StockWriteFailure>;
+
+/** Runs a write of one pet: `order` is its kind and value, `input` the rest; answers the one entry it left. */
+export async function writeOnePet(
+  writes: StockCommandRunner,
+  order: OrderValue,
+  input: OnePetWriteInput,
+): Promise<OnePetWriteResult> {
+  const { petId, ifVersion, reason, actor, idempotency } = input;
+  const result = await writes.run({
+    orders: [
+      {
+        ...order,
+        petId,
+        ...(ifVersion === undefined ? {} : { ifVersion }),
+        ...(reason === undefined ? {} : { reason }),
+      },
+    ],
+    actor,
+    ...(idempotency === undefined ? {} : { idempotency }),
+  });
+  if (!result.ok) return result;
+  const [written] = result.value.entries;
+  if (written === undefined || result.value.entries.length !== 1)
+    throw new Error('a write of one pet writes one entry');
+  return ok({ entry: { item: written.change.after, version: written.version }, replayed: result.value.replayed });
 }
 
 /**
@@ -39,22 +65,7 @@ export function entryOfSingle(entries: readonly WrittenEntry[]): InventoryEntry 
 export class UpdateStock {
   constructor(private readonly writes: StockCommandRunner) {}
 
-  async execute(input: UpdateStockInput): Promise<Result<UpdatedStock, StockWriteFailure>> {
-    const { petId, quantity, ifVersion, reason, actor, idempotency } = input;
-    const result = await this.writes.run({
-      orders: [
-        {
-          kind: 'set',
-          petId,
-          quantity,
-          ...(ifVersion === undefined ? {} : { ifVersion }),
-          ...(reason === undefined ? {} : { reason }),
-        },
-      ],
-      actor,
-      ...(idempotency === undefined ? {} : { idempotency }),
-    });
-    if (!result.ok) return result;
-    return ok({ entry: entryOfSingle(result.value.entries), replayed: result.value.replayed });
+  execute(input: UpdateStockInput): Promise<OnePetWriteResult> {
+    return writeOnePet(this.writes, { kind: 'set', quantity: input.quantity }, input);
   }
 }
