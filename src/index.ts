@@ -80,6 +80,8 @@ export type {
   UpdateStockInput,
 } from './application/use-cases/update-stock.js';
 export { UpdateStock, writeOnePet } from './application/use-cases/update-stock.js';
+export type { UpdateStockBatchInput } from './application/use-cases/update-stock-batch.js';
+export { UpdateStockBatch } from './application/use-cases/update-stock-batch.js';
 // Domain: values, rules and the shapes of records.
 export type { ApiKeyRecord, Principal } from './domain/api-key.js';
 export { API_KEY_PATTERN, KEY_LABEL_MAX, keyLabel, looksLikeApiKey } from './domain/api-key.js';

@@ -23,6 +23,7 @@ import { ListOrders } from './use-cases/list-orders.js';
 import { ListStockChanges } from './use-cases/list-stock-changes.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
 import { UpdateStock } from './use-cases/update-stock.js';
+import { UpdateStockBatch } from './use-cases/update-stock-batch.js';
 
 /** Every port the core needs: storage, limiter, time and key crypto. */
 export interface InventoryPorts {
@@ -49,6 +50,7 @@ export interface InventoryCore {
   readonly getInventoryItem: GetInventoryItem;
   readonly updateStock: UpdateStock;
   readonly adjustStock: AdjustStock;
+  readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
   readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
   readonly authenticate: Authenticate;
@@ -76,6 +78,7 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     getInventoryItem: new GetInventoryItem(ports.inventory),
     updateStock: new UpdateStock(stockWrites),
     adjustStock: new AdjustStock(stockWrites),
+    updateStockBatch: new UpdateStockBatch(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
     authenticate: new Authenticate(ports.keys, ports.keyHasher),

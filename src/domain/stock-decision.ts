@@ -99,6 +99,14 @@ function reasonOf(order: StockOrder): string | null {
   return order.reason;
 }
 
+/** A command names one pet at least, each once: two orders of one pet would both judge its stale read. */
+function checkOrders(orders: readonly StockOrder[]): void {
+  if (orders.length === 0) throw new RangeError('a stock command names one pet at least');
+  if (orders.length > 1 && new Set(orders.map((order) => order.petId)).size !== orders.length) {
+    throw new RangeError('a stock command names each pet once');
+  }
+}
+
 const isRefusal = (judged: StockRefusal | InventoryItem): judged is StockRefusal => 'code' in judged;
 
 /**
@@ -116,6 +124,7 @@ export function decideStockWrite(input: StockWriteInput): StockDecision {
     const answer = answerFromClaim(input.claim, claim, command.atMs);
     if (answer !== undefined) return { result: answer, written: [], claimed: undefined };
   }
+  checkOrders(command.orders);
   const refusals: StockRefusal[] = [];
   const written: WrittenEntry[] = [];
   command.orders.forEach((order, index) => {

@@ -46,6 +46,9 @@ const REFUSAL_DATA: Readonly<Record<StockRefusalCode, readonly string[]>> = {
   quantity_limit_exceeded: ['quantity', 'delta'],
 };
 
+/** Every code a refusal of an order can carry. */
+export const STOCK_REFUSAL_CODES = Object.keys(REFUSAL_DATA) as readonly StockRefusalCode[];
+
 /** Whether `value` is a refusal as the core makes it: for a stored outcome read back. */
 export function isStockRefusal(value: { readonly code?: unknown }): value is StockRefusal {
   const record = value as Readonly<Record<string, unknown>>;

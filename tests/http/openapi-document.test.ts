@@ -12,6 +12,7 @@ const at = (node: unknown, ...path: string[]): unknown =>
 
 const OPERATIONS: readonly [string, string, string][] = [
   ['/inventory', 'get', 'listInventory'],
+  ['/inventory/batch', 'post', 'batchUpdateInventory'],
   ['/inventory/{petId}', 'get', 'getInventoryItem'],
   ['/inventory/{petId}', 'patch', 'updateInventory'],
   ['/inventory/{petId}/adjustments', 'post', 'adjustInventory'],

@@ -54,6 +54,7 @@ export type HttpUseCases = Pick<
   | 'getInventoryItem'
   | 'updateStock'
   | 'adjustStock'
+  | 'updateStockBatch'
   | 'listStockChanges'
   | 'authenticate'
   | 'admitRequest'

@@ -5,8 +5,10 @@ import type { GetInventoryItem } from '../../application/use-cases/get-inventory
 import type { ListInventory } from '../../application/use-cases/list-inventory.js';
 import type { ListStockChanges } from '../../application/use-cases/list-stock-changes.js';
 import type { UpdateStock } from '../../application/use-cases/update-stock.js';
+import type { UpdateStockBatch } from '../../application/use-cases/update-stock-batch.js';
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import { API_BASE_PATH } from './api-guard.js';
+import { batchUpdateInventory } from './batch-inventory-route.js';
 import { listTag, noneMatchNames, versionTag } from './entity-tags.js';
 import { sendError } from './error-response.js';
 import { NOT_MODIFIED_STATUS } from './error-table.js';
@@ -34,6 +36,7 @@ export interface InventoryRouteDeps {
   readonly getInventoryItem: GetInventoryItem;
   readonly updateStock: UpdateStock;
   readonly adjustStock: AdjustStock;
+  readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
   /** The store's own JSON of long lists, when it writes it (see InventoryJsonSource). */
   readonly inventoryJson?: InventoryJsonSource | undefined;
@@ -42,7 +45,7 @@ export interface InventoryRouteDeps {
 /** How the inventory routes behave. */
 export interface InventoryRouteOptions {
   readonly bodyLimitBytes: number;
-  /** Whether a write of one pet without If-Match is refused with 428. */
+  /** Whether a write without a condition (If-Match; a batch entry's ifVersion) is refused with 428. */
   readonly requireIfMatch: boolean;
 }
 
@@ -115,7 +118,10 @@ function getInventoryItem(useCase: GetInventoryItem): RouteMiddleware {
   };
 }
 
-/** listInventory, getInventoryItem, updateInventory (experimental), adjustInventory and listStockChanges. */
+/**
+ * listInventory, getInventoryItem, updateInventory (experimental), adjustInventory, batchUpdateInventory
+ * and listStockChanges.
+ */
 export function addInventoryRoutes(
   router: Router<HttpState, RoutedContext>,
   deps: InventoryRouteDeps,
@@ -123,6 +129,12 @@ export function addInventoryRoutes(
 ): void {
   router.get(`${API_BASE_PATH}/inventory`, listInventory(deps));
   router.get(`${API_BASE_PATH}/inventory/:petId`, getInventoryItem(deps.getInventoryItem));
+  router.post(
+    `${API_BASE_PATH}/inventory/batch`,
+    requireJsonBody,
+    readJsonBody(options.bodyLimitBytes),
+    batchUpdateInventory(deps.updateStockBatch, options.requireIfMatch),
+  );
   router.patch(
     `${API_BASE_PATH}/inventory/:petId`,
     requireJsonBody,

@@ -3,7 +3,9 @@ import { PET_STATUSES } from '../../domain/pet-status.js';
 import { LIMIT_MAX } from '../../domain/plan.js';
 import { QUANTITY_MAX } from '../../domain/quantity.js';
 import { REASON_MAX, STOCK_CHANGE_KINDS } from '../../domain/stock-change.js';
+import { STOCK_REFUSAL_CODES } from '../../domain/stock-outcome.js';
 import { ERROR_CODES, ERROR_STATUS } from './error-table.js';
+import { BATCH_MAX } from './stock-request-schemas.js';
 
 /** A JSON value: what the OpenAPI document is made of. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
@@ -81,6 +83,26 @@ export const SCHEMAS: JsonObject = {
         maximum: 599,
         enum: ERROR_STATUSES,
         description: 'The HTTP status code.',
+      },
+      errors: {
+        type: 'array',
+        description: 'Only on a refused batch: every refused entry, by its index in the request.',
+        items: {
+          type: 'object',
+          required: ['index', 'code', 'message'],
+          additionalProperties: false,
+          properties: {
+            index: {
+              type: 'integer',
+              format: 'int32',
+              minimum: 0,
+              maximum: BATCH_MAX - 1,
+              description: 'The entry’s place in changes.',
+            },
+            code: { type: 'string', enum: [...STOCK_REFUSAL_CODES] },
+            message: { type: 'string' },
+          },
+        },
       },
     },
   },

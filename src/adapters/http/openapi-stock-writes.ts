@@ -13,11 +13,20 @@ import {
   UNAUTHORIZED,
   UNAVAILABLE,
 } from './openapi-responses.js';
+import { BATCH_MAX } from './stock-request-schemas.js';
 
 /* The stock writes: updateInventory, adjustInventory and batchUpdateInventory. */
 
 const ITEM = ref('schemas', 'InventoryItem');
 const REPLAYABLE = [...LIMIT_HEADERS, 'Idempotent-Replayed'];
+
+const QUANTITY: JsonObject = {
+  type: 'integer',
+  format: 'int32',
+  minimum: 0,
+  maximum: QUANTITY_MAX,
+  description: 'The new stock count.',
+};
 
 const DELTA: JsonObject = {
   type: 'integer',
@@ -28,8 +37,72 @@ const DELTA: JsonObject = {
   description: 'How much to add to the stock, or (negative) take from it; never 0.',
 };
 
-/** The request bodies of the writes, for the document's schemas. */
+const entry = (own: string, value: JsonObject): JsonObject => ({
+  type: 'object',
+  required: ['petId', own],
+  additionalProperties: false,
+  properties: {
+    petId: { type: 'integer', format: 'int64', description: 'Id of the pet; each pet once per batch.' },
+    [own]: value,
+    ifVersion: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      description: 'Apply only when the entry is at this version (its ETag without quotes); else 412.',
+    },
+    reason: { ...REASON, description: 'Why, kept in the history; the batch’s reason when absent.' },
+  },
+});
+
+/** The request and answer bodies of the writes, for the document's schemas. */
 export const STOCK_WRITE_SCHEMAS: JsonObject = {
+  BatchRequest: {
+    type: 'object',
+    required: ['changes'],
+    additionalProperties: false,
+    description:
+      `1 to ${BATCH_MAX} changes, each of another pet: a set (quantity) or an adjustment (delta). All are ` +
+      'applied in one transaction, or none is. An unknown field is refused.',
+    properties: {
+      changes: {
+        type: 'array',
+        minItems: 1,
+        maxItems: BATCH_MAX,
+        items: {
+          oneOf: [entry('quantity', QUANTITY), entry('delta', DELTA)],
+        },
+      },
+      reason: { ...REASON, description: 'Why, kept in the history of every entry that gives no reason of its own.' },
+    },
+  },
+  BatchResult: {
+    type: 'object',
+    required: ['items'],
+    additionalProperties: false,
+    properties: {
+      items: {
+        type: 'array',
+        maxItems: BATCH_MAX,
+        description: 'The entries as the batch left them, in the request’s order.',
+        items: {
+          type: 'object',
+          required: ['petId', 'quantity', 'status', 'version'],
+          additionalProperties: false,
+          properties: {
+            petId: { type: 'integer', format: 'int64' },
+            quantity: QUANTITY,
+            status: ref('schemas', 'PetStatus'),
+            version: {
+              type: 'integer',
+              format: 'int64',
+              minimum: 1,
+              description: 'The entry’s new version: a batch has no per-item ETag.',
+            },
+          },
+        },
+      },
+    },
+  },
   AdjustmentRequest: {
     type: 'object',
     required: ['delta'],
@@ -130,6 +203,50 @@ export const adjustInventory = (bodyLimitBytes: number): JsonObject => ({
         'insufficient_stock: the delta would take the stock below 0; quantity_limit_exceeded: above ' +
         `2147483647. Nothing was written. Or ${IN_USE}`,
       headers: REPLAYABLE,
+    },
+  }),
+});
+
+const BATCH_REFUSAL =
+  'Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry ' +
+  '(index, code, message).';
+
+export const batchUpdateInventory = (bodyLimitBytes: number): JsonObject => ({
+  operationId: 'batchUpdateInventory',
+  tags: ['inventory'],
+  summary: 'Set or adjust the stock of several pets at once, all or nothing',
+  description:
+    `Applies 1 to ${BATCH_MAX} changes of distinct pets in one transaction: every one, or none when any is ` +
+    'refused. Each changed pet gets one history entry. If-Match does not apply (it names one entry): each ' +
+    'entry carries its own ifVersion, which the service requires on every entry when it requires If-Match. ' +
+    'Idempotency-Key stores the whole outcome. A batch counts as one request against the rate limits. ' +
+    stored(['pet_not_found', 'insufficient_stock', 'precondition_failed']),
+  parameters: [ref('parameters', 'IdempotencyKey')],
+  requestBody: { required: true, content: jsonContent(ref('schemas', 'BatchRequest')) },
+  responses: responses({
+    ok: {
+      description: 'Every entry as the batch left it, in the request’s order, each with its new version.',
+      headers: REPLAYABLE,
+      schema: ref('schemas', 'BatchResult'),
+    },
+    ...writeAnswers(
+      bodyLimitBytes,
+      `changes is not an array of 1 to ${BATCH_MAX} entries, an entry is not valid (the message names its index) ` +
+        'or names a pet another entry names',
+    ),
+    pet_not_found: { description: `pet_not_found: an entry names no pet. ${BATCH_REFUSAL}`, headers: REPLAYABLE },
+    insufficient_stock: {
+      description:
+        'insufficient_stock / quantity_limit_exceeded: an adjustment would take a stock below 0 or above ' +
+        `2147483647. ${BATCH_REFUSAL} Or ${IN_USE}`,
+      headers: REPLAYABLE,
+    },
+    precondition_failed: {
+      description: `precondition_failed: an entry is not at its ifVersion. ${BATCH_REFUSAL}`,
+      headers: REPLAYABLE,
+    },
+    precondition_required: {
+      description: 'precondition_required: the service requires a condition, and an entry has no ifVersion.',
     },
   }),
 });

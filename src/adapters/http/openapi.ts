@@ -13,7 +13,7 @@ import {
   UNAUTHORIZED,
   UNAVAILABLE,
 } from './openapi-responses.js';
-import { adjustInventory, STOCK_WRITE_SCHEMAS, updateInventory } from './openapi-stock-writes.js';
+import { adjustInventory, batchUpdateInventory, STOCK_WRITE_SCHEMAS, updateInventory } from './openapi-stock-writes.js';
 
 /** Base URLs of the two environments; both end in the version segment /v1. */
 export interface OpenApiServers {
@@ -113,6 +113,7 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
     ],
     paths: {
       '/inventory': { get: listInventory },
+      '/inventory/batch': { post: batchUpdateInventory(bodyLimitBytes) },
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },
       '/inventory/{petId}/adjustments': { post: adjustInventory(bodyLimitBytes) },
       '/inventory/{petId}/changes': { get: listStockChanges },

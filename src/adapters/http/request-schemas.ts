@@ -87,7 +87,7 @@ export const QuantityField = v.pipe(
   v.transform((value) => value as Quantity),
 );
 
-const isJsonObject = (value: unknown): boolean =>
+export const isJsonObject = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 const firstMessage = (issues: readonly v.BaseIssue<unknown>[]): string => issues[0]?.message ?? 'invalid input';

@@ -72,11 +72,19 @@ export function conditionOf(
   return undefined;
 }
 
-/** Answers a refused stock write: its Error body, marked when replayed. */
-export function sendWriteFailure(ctx: RouteContext, error: StockWriteFailure, extra?: () => void): void {
+/**
+ * Answers a refused stock write: its Error body (and `extraJson`, see sendError), marked when replayed;
+ * `before` sets what else the answer carries.
+ */
+export function sendWriteFailure(
+  ctx: RouteContext,
+  error: StockWriteFailure,
+  before?: () => void,
+  extraJson?: string,
+): void {
   if ('refusals' in error) markReplay(ctx, error.replayed);
-  extra?.();
-  sendError(ctx, error.code, error.message);
+  before?.();
+  sendError(ctx, error.code, error.message, extraJson);
 }
 
 /**

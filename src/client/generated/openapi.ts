@@ -20,6 +20,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inventory/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set or adjust the stock of several pets at once, all or nothing
+         * @description Applies 1 to 100 changes of distinct pets in one transaction: every one, or none when any is refused. Each changed pet gets one history entry. If-Match does not apply (it names one entry): each entry carries its own ifVersion, which the service requires on every entry when it requires If-Match. Idempotency-Key stores the whole outcome. A batch counts as one request against the rate limits. Every check of the request (400, 428) comes before the write and is not stored under an Idempotency-Key; the outcomes (success, 404, 409, 412) are.
+         */
+        post: operations["batchUpdateInventory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/inventory/{petId}": {
         parameters: {
             query?: never;
@@ -191,6 +211,17 @@ export interface components {
              * @enum {integer}
              */
             status: 400 | 401 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 417 | 422 | 428 | 429 | 431 | 500 | 503;
+            /** @description Only on a refused batch: every refused entry, by its index in the request. */
+            errors?: {
+                /**
+                 * Format: int32
+                 * @description The entry’s place in changes.
+                 */
+                index: number;
+                /** @enum {string} */
+                code: "pet_not_found" | "precondition_failed" | "insufficient_stock" | "quantity_limit_exceeded";
+                message: string;
+            }[];
         };
         /** @description One recorded change of a pet’s stock: who changed what, how, why, when, and what it was before. */
         StockChange: {
@@ -271,6 +302,66 @@ export interface components {
             /** @enum {string} */
             status: "placed" | "approved" | "delivered";
             complete: boolean;
+        };
+        /** @description 1 to 100 changes, each of another pet: a set (quantity) or an adjustment (delta). All are applied in one transaction, or none is. An unknown field is refused. */
+        BatchRequest: {
+            changes: ({
+                /**
+                 * Format: int64
+                 * @description Id of the pet; each pet once per batch.
+                 */
+                petId: bigint;
+                /**
+                 * Format: int32
+                 * @description The new stock count.
+                 */
+                quantity: number;
+                /**
+                 * Format: int64
+                 * @description Apply only when the entry is at this version (its ETag without quotes); else 412.
+                 */
+                ifVersion?: bigint;
+                /** @description Why, kept in the history; the batch’s reason when absent. */
+                reason?: string;
+            } | {
+                /**
+                 * Format: int64
+                 * @description Id of the pet; each pet once per batch.
+                 */
+                petId: bigint;
+                /**
+                 * Format: int32
+                 * @description How much to add to the stock, or (negative) take from it; never 0.
+                 */
+                delta: number;
+                /**
+                 * Format: int64
+                 * @description Apply only when the entry is at this version (its ETag without quotes); else 412.
+                 */
+                ifVersion?: bigint;
+                /** @description Why, kept in the history; the batch’s reason when absent. */
+                reason?: string;
+            })[];
+            /** @description Why, kept in the history of every entry that gives no reason of its own. */
+            reason?: string;
+        };
+        BatchResult: {
+            /** @description The entries as the batch left them, in the request’s order. */
+            items: {
+                /** Format: int64 */
+                petId: bigint;
+                /**
+                 * Format: int32
+                 * @description The new stock count.
+                 */
+                quantity: number;
+                status: components["schemas"]["PetStatus"];
+                /**
+                 * Format: int64
+                 * @description The entry’s new version: a batch has no per-item ETag.
+                 */
+                version: bigint;
+            }[];
         };
         /** @description Moves the stock by delta. A result below 0 or above 2147483647 is refused and nothing is written; the status moves by the stock rule on the result. An unknown field is refused. */
         AdjustmentRequest: {
@@ -459,6 +550,219 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchUpdateInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request with a key already used by this API key, on the same method, path and body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is still being processed: 409.
+                 * @example 5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Every entry as the batch left it, in the request’s order, each with its new version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResult"];
+                };
+            };
+            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not UTF-8, not JSON, not an object, changes is not an array of 1 to 100 entries, an entry is not valid (the message names its index) or names a pet another entry names, has another field, or reason is not 1 to 200 characters without control characters; invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters; invalid_if_match: If-Match is neither * nor a list of entity tags. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description pet_not_found: an entry names no pet. Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry (index, code, message). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_stock / quantity_limit_exceeded: an adjustment would take a stock below 0 or above 2147483647. Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry (index, code, message). Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_failed: an entry is not at its ifVersion. Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry (index, code, message). */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 16384 bytes. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: this API key used the Idempotency-Key on another request (another method, path or body) within the last 24 hours. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_required: the service requires a condition, and an entry has no ifVersion. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
