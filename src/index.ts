@@ -35,7 +35,7 @@ export { CachedApiKeyStore } from './adapters/shared/cached-api-key-store.js';
 export type { OutageLogger } from './adapters/shared/outage-logger.js';
 export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqlite-storage.js';
 export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
-export type { StockWriterLogger } from './adapters/sqlite/stock-writer-thread.js';
+export type { WriterThreadLogger } from './adapters/sqlite/writer-thread-queue.js';
 export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
 export { systemClock } from './adapters/system/system-clock.js';
 // Application: ports, use cases, and the core built from them.

@@ -4,7 +4,7 @@ import { createHttpApp } from '../adapters/http/create-http-app.js';
 import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { Config } from './config.js';
-import { bindResolved, type HealthCheck, TOKENS, token } from './tokens.js';
+import { bindResolved, HEALTH_CHECKS, TOKENS, token } from './tokens.js';
 
 export type HttpApp = ReturnType<typeof createHttpApp>;
 
@@ -20,26 +20,20 @@ export interface Readiness {
  * health check passes; it reports every check (Redis, when used), critical or not. With `metrics`, every
  * request is measured, and GET /metrics served unless they have a listener of their own.
  */
-export const httpModule = (
-  config: Config,
-  readiness: Readiness,
-  checks: () => readonly HealthCheck[],
-  metrics?: HttpMetrics,
-  accessLogger?: Logger,
-) =>
+export const httpModule = (config: Config, readiness: Readiness, metrics?: HttpMetrics, accessLogger?: Logger) =>
   new ContainerModule((options) => {
     bindResolved(
       options,
       HTTP_APP,
-      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory],
-      (core, clock, logger, inventory) =>
+      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory, HEALTH_CHECKS],
+      (core, clock, logger, inventory, checks) =>
         createHttpApp({
           ...core,
           clock,
           logger,
           inventoryJson: inventoryJsonSourceOf(inventory),
-          readiness: () => readiness.ready && checks().every((c) => !c.critical || c.healthy()),
-          healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),
+          readiness: () => readiness.ready && checks.every((c) => !c.critical || c.healthy()),
+          healthChecks: () => Object.fromEntries(checks.map((c) => [c.name, c.healthy()])),
           ...(metrics === undefined ? {} : { metrics }),
           ...(accessLogger === undefined ? {} : { accessLogger }),
           options: {

@@ -27,7 +27,7 @@ interface ClaimRow {
  * decision, and what it decided applied) and the purge of expired outcomes. It opens no transaction: the
  * group commit around `write` does, on whichever thread holds the connection.
  */
-export class StockWriter {
+export class StockCommandStatements {
   private readonly readEntry: Statement<[bigint], EntryRow>;
   private readonly lastChangeId: Statement<[], bigint | null>;
   private readonly store: Statement<[number, string, number, bigint]>;
