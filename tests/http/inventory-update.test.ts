@@ -143,6 +143,27 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
     });
   });
 
+  describe('a body whose bytes are not UTF-8: 400 invalid_body, changing nothing', () => {
+    it.each([
+      ['a lone continuation byte', [0x80]],
+      ['an overlong encoding', [0xc0, 0xaf]],
+      ['a sequence cut short', [0xe2, 0x82]],
+    ])('refuses %s in a reason', async (_, bytes) => {
+      const body = Buffer.concat([Buffer.from('{"quantity":1,"reason":"a'), Buffer.from(bytes), Buffer.from('"}')]);
+      const response = await fx.call('/v1/inventory/1', { method: 'PATCH', headers: jsonWith(key), body });
+      expect(response.status).toBe(400);
+      expect(errorOf(response)).toMatchObject({
+        code: 'invalid_body',
+        message: expect.stringMatching(/not valid UTF-8/),
+      });
+      expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"status":"available"}');
+    });
+
+    it('takes U+FFFD sent escaped', async () => {
+      expect((await patch('/v1/inventory/1', '{"quantity":1,"reason":"\\ufffd"}')).status).toBe(200);
+    });
+  });
+
   describe('a petId that is not a base-10 int64: 400 invalid_pet_id', () => {
     it.each([
       'abc',
