@@ -3,8 +3,8 @@
  * does work of its own. No key check, no limiter, no store, no request log.
  * - GET /v1/inventory answers the bytes of a file read once at start: the service's own answer, so both
  *   send the same body.
- * - PATCH /v1/inventory/:petId reads the JSON body with JSON.parse and answers the item it names, in
- *   the service's shape.
+ * - PATCH /v1/inventory/:petId, POST /v1/inventory/:petId/adjustments and POST /v1/inventory/batch read
+ *   the JSON body with JSON.parse and answer the items it names, in the service's shapes.
  * Usage: node --import tsx bench/baseline-server.ts <body-file>; listens on a free port of 127.0.0.1 and
  * prints {"msg":"listening","url":"http://127.0.0.1:<port>/v1"}.
  */
@@ -23,12 +23,27 @@ router.get('/v1/inventory', (ctx) => {
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = inventory;
 });
-router.patch('/v1/inventory/:petId', async (ctx) => {
+async function jsonBody<T>(req: NodeJS.ReadableStream): Promise<T> {
   const chunks: Buffer[] = [];
-  for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-  const { quantity } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { quantity: number };
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+}
+router.patch('/v1/inventory/:petId', async (ctx) => {
+  const { quantity } = await jsonBody<{ quantity: number }>(ctx.req);
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = `{"petId":${ctx.params.petId},"quantity":${quantity},"status":"available"}`;
+});
+router.post('/v1/inventory/batch', async (ctx) => {
+  const { changes } = await jsonBody<{ changes: { petId: number; quantity: number }[] }>(ctx.req);
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = `{"items":[${changes
+    .map((c) => `{"petId":${c.petId},"quantity":${c.quantity},"status":"available","version":2}`)
+    .join(',')}]}`;
+});
+router.post('/v1/inventory/:petId/adjustments', async (ctx) => {
+  const { delta } = await jsonBody<{ delta: number }>(ctx.req);
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = `{"petId":${ctx.params.petId},"quantity":${10 + delta},"status":"available"}`;
 });
 
 const app = new Koa();

@@ -3,7 +3,7 @@ import { cpuSeconds, type ServerProcess } from './server-process.js';
 
 /** One request a load sends. */
 export interface LoadRequest {
-  readonly method: 'GET' | 'PATCH';
+  readonly method: 'GET' | 'PATCH' | 'POST';
   readonly path: string;
   readonly body?: string;
 }

@@ -41,10 +41,22 @@ function ratioTarget(name: string, measured: number, target: number, cpu: readon
  * comparison by CPU time, which a busy machine moves less than it moves the rates.
  */
 export function targetsTable(results: BenchResults): string {
-  const scenario = (s: Scenario, stored = ''): string[] =>
-    ratioTarget(`${s.request}${stored}, ${s.limiter} limiter, / bare Koa`, medianRatio(s), s.target, cpuRatios(s));
+  const scenario = (s: Scenario, stored = ''): string[][] =>
+    s.target === undefined
+      ? []
+      : [
+          ratioTarget(
+            `${s.request}${stored}, ${s.limiter} limiter, / bare Koa`,
+            medianRatio(s),
+            s.target,
+            cpuRatios(s),
+          ),
+        ];
   const { patch } = results.scale;
-  const rows = [...results.http.map((s) => scenario(s)), scenario(patch, ` with ${count(patch.pets)} pets stored`)];
+  const rows = [
+    ...results.http.flatMap((s) => scenario(s)),
+    ...scenario(patch, ` with ${count(patch.pets)} pets stored`),
+  ];
   for (const r of results.limiter.filter((l) => l.pair === 'Redis')) {
     const mode = r.inFlight === 1 ? 'sequential' : `${r.inFlight} in flight`;
     const name = `RedisRateLimiter / RateLimiterRedis decisions/s, ${mode}`;

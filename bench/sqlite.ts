@@ -77,7 +77,11 @@ async function measureUpdates(
   const storage = openSqliteStorage({ path, synchronous: row.synchronous, writer: row.writer ?? 'inline' });
   await storage.pets.addAll(Array.from({ length: settings.updatePets }, (_, i) => benchPet(i)));
   const write = (id: number, q: number) =>
-    storage.inventory.write({ petId: petId(id), quantity: quantity(q), actor: 'bench', atMs: Date.now() });
+    storage.inventory.write({
+      orders: [{ kind: 'set', petId: petId(id), quantity: quantity(q) }],
+      actor: 'bench',
+      atMs: Date.now(),
+    });
   // Untimed: a writer thread starts with the first write.
   await write(1, 1);
   const latencies: number[] = [];

@@ -39,7 +39,7 @@ export { KeyUseRecorder } from './adapters/shared/key-use-recorder.js';
 export type { OutageLogger } from './adapters/shared/outage-logger.js';
 export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqlite-storage.js';
 export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
-export type { StockWriterLogger } from './adapters/sqlite/stock-writer-thread.js';
+export type { WriterThreadLogger } from './adapters/sqlite/writer-thread-queue.js';
 export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
 export { systemClock } from './adapters/system/system-clock.js';
 // Application: ports, use cases, and the core built from them.
@@ -47,15 +47,7 @@ export type { InventoryCore, InventoryCoreOptions, InventoryPorts } from './appl
 export { createInventoryCore } from './application/inventory-core.js';
 export type { ApiKeyStore, KeyChange, KeyRoll, KeyUse, NewApiKey } from './application/ports/api-key-store.js';
 export type { Clock } from './application/ports/clock.js';
-export type {
-  IdempotencyClaim,
-  InventoryQuery,
-  InventoryRepository,
-  StockWrite,
-  StockWriteFailure,
-  StockWriteResult,
-  StockWritten,
-} from './application/ports/inventory-repository.js';
+export type { InventoryQuery, InventoryRepository } from './application/ports/inventory-repository.js';
 export type { KeyGenerator, KeyHasher } from './application/ports/key-crypto.js';
 export type { OrderBook, OrderRefusal } from './application/ports/order-book.js';
 export type { DuplicatePet, NewPet, PetCatalog, StockedPet } from './application/ports/pet-catalog.js';
@@ -67,7 +59,11 @@ export type {
   RateLimitPeek,
 } from './application/ports/rate-limiter.js';
 export type { StockChangeLog, StockChangePage } from './application/ports/stock-change-log.js';
+export type { StockCommandOptions, StockWriteRequest } from './application/stock-command-runner.js';
+export { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './application/stock-command-runner.js';
 export { AddPets } from './application/use-cases/add-pets.js';
+export type { AdjustStockInput } from './application/use-cases/adjust-stock.js';
+export { AdjustStock } from './application/use-cases/adjust-stock.js';
 export { AdmitRequest } from './application/use-cases/admit-request.js';
 export { Authenticate } from './application/use-cases/authenticate.js';
 export { ExportPets } from './application/use-cases/export-pets.js';
@@ -89,12 +85,14 @@ export { RevokeApiKey } from './application/use-cases/revoke-api-key.js';
 export { DEFAULT_ROLL_GRACE_MS, RollApiKey } from './application/use-cases/roll-api-key.js';
 export { SetKeyExpiry } from './application/use-cases/set-key-expiry.js';
 export type {
+  OnePetWriteInput,
+  OnePetWriteResult,
   UpdatedStock,
-  UpdateStockError,
   UpdateStockInput,
-  UpdateStockOptions,
 } from './application/use-cases/update-stock.js';
-export { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './application/use-cases/update-stock.js';
+export { UpdateStock, writeOnePet } from './application/use-cases/update-stock.js';
+export type { UpdateStockBatchInput } from './application/use-cases/update-stock-batch.js';
+export { UpdateStockBatch } from './application/use-cases/update-stock-batch.js';
 // Domain: values, rules and the shapes of records.
 export type {
   ApiKeyRecord,
@@ -154,5 +152,24 @@ export { fail, ok } from './domain/result.js';
 export type { WindowCounter, WindowSpec } from './domain/sliding-window.js';
 export { DAY_WINDOW, MINUTE_WINDOW } from './domain/sliding-window.js';
 export type { StockChange } from './domain/stock-change.js';
-export type { InventoryEntry, StockWritePlan } from './domain/stock-write.js';
-export { FIRST_VERSION, planStockWrite } from './domain/stock-write.js';
+export type {
+  AdjustStockOrder,
+  IdempotencyClaim,
+  OrderValue,
+  SetStockOrder,
+  StockCommand,
+  StockOrder,
+} from './domain/stock-command.js';
+export { isDelta } from './domain/stock-command.js';
+export type { ClaimFound, StockDecision, StockWriteInput, StoredClaim } from './domain/stock-decision.js';
+export { answerFromClaim, decideStockWrite } from './domain/stock-decision.js';
+export type {
+  CommittedStock,
+  StockOutcome,
+  StockRefusal,
+  StockWriteFailure,
+  StockWriteResult,
+  WrittenEntry,
+} from './domain/stock-outcome.js';
+export type { InventoryEntry } from './domain/stock-write.js';
+export { FIRST_VERSION } from './domain/stock-write.js';

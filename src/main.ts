@@ -2,28 +2,20 @@
  * The composition root. `node dist/main.js serve` (npm start) runs the HTTP service; any other
  * arguments run the admin CLI (`npm run --silent petstore -- keys create --plan free`).
  */
-import { type Logger, pino } from 'pino';
+import { pino } from 'pino';
 import { isAdminCommand, runAdminCli } from './adapters/cli/admin-cli.js';
 import { describeUrl } from './adapters/postgres/postgres-storage.js';
 import { createServiceMetrics } from './adapters/prometheus/service-metrics.js';
+import { limiterModulesOf, limiterNameOf, storageModuleOf } from './composition/adapter-choice.js';
 import { type Config, ConfigError, readConfig } from './composition/config.js';
-import { buildContainer, closeables, healthChecks, resolve } from './composition/container.js';
+import { buildContainer, closeables, resolve } from './composition/container.js';
 import { seedDevelopment } from './composition/development-seed.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
-import { limiterSnapshotModule } from './composition/limiter-snapshot-module.js';
 import { httpMetricsOf, listenForMetrics, metricsModule } from './composition/metrics-module.js';
 import { startOutcomePurge } from './composition/outcome-purge.js';
-import { postgresStorageModule } from './composition/postgres-module.js';
-import { redisLimiterModule, usesRedis } from './composition/redis-module.js';
 import { TOKENS } from './composition/tokens.js';
 import { tracingParts, tracingStarted } from './composition/tracing.js';
-
-/** PostgreSQL when DATABASE_URL is set, else the SQLite file: opened (and migrated) before the container. */
-const storageOf = (config: Config, logger: Logger) =>
-  config.databaseUrl === undefined
-    ? Promise.resolve('sqlite' as const)
-    : postgresStorageModule({ ...config, databaseUrl: config.databaseUrl }, logger);
 
 async function serve(config: Config): Promise<void> {
   // Asynchronous: a request never waits for its log line to be written.
@@ -40,14 +32,6 @@ async function serve(config: Config): Promise<void> {
   // header, so it skips the redaction, which walks every line's object; errors keep it.
   const accessLogger = pino({ level: config.logLevel }, destination);
   const readiness: Readiness = { ready: false };
-  // Without Redis, the in-process limiter outlives a graceful restart through the SQLite file; over
-  // PostgreSQL it starts empty (the default module), since instances that share a store share limits
-  // through Redis.
-  const limiterModules = usesRedis(config)
-    ? [redisLimiterModule(config)]
-    : config.databaseUrl === undefined
-      ? [limiterSnapshotModule()]
-      : [];
   const metrics = config.metrics ? createServiceMetrics() : undefined;
   const measured = metrics === undefined ? [] : [metricsModule(metrics)];
   const httpMetrics = metrics === undefined ? undefined : httpMetricsOf(metrics, config);
@@ -56,18 +40,15 @@ async function serve(config: Config): Promise<void> {
   if (config.tracing !== undefined && traced === undefined) {
     logger.warn({}, 'tracing is off: OTEL_EXPORTER_OTLP_ENDPOINT needs node --import ./dist/tracing.js (npm start)');
   }
-  let checks: () => ReturnType<typeof healthChecks> = () => [];
   const container = buildContainer(config, logger, {
-    storage: await storageOf(config, logger),
-    sqliteWriter: 'worker',
+    storage: await storageModuleOf(config, logger, 'worker'),
     modules: [
-      ...limiterModules,
+      ...limiterModulesOf(config),
       ...measured,
       ...(traced === undefined ? [] : [traced.module]),
-      httpModule(config, readiness, () => checks(), httpMetrics, accessLogger, traced?.requests),
+      httpModule(config, readiness, httpMetrics, accessLogger, traced?.requests),
     ],
   });
-  checks = () => healthChecks(container);
   const core = resolve(container, TOKENS.core);
 
   if (config.env === 'development' && (await resolve(container, TOKENS.storageIsEmpty)())) {
@@ -98,7 +79,7 @@ async function serve(config: Config): Promise<void> {
   });
   readiness.ready = true;
   const stopPurge = startOutcomePurge(core, logger);
-  const limiter = config.redisClusterNodes !== undefined ? 'redis-cluster' : usesRedis(config) ? 'redis' : 'in-process';
+  const limiter = limiterNameOf(config);
   const db = config.databaseUrl === undefined ? config.dbPath : describeUrl(config.databaseUrl);
   logger.info({ url: `${running.url}/v1`, env: config.env, db, limiter }, 'listening');
 
@@ -139,7 +120,7 @@ function endLog(destination: ReturnType<typeof pino.destination>, timeoutMs: num
 
 async function admin(argv: readonly string[], config: Config): Promise<number> {
   const logger = pino({ level: 'silent' });
-  const container = buildContainer(config, logger, { storage: await storageOf(config, logger) });
+  const container = buildContainer(config, logger, { storage: await storageModuleOf(config, logger, 'inline') });
   try {
     return await runAdminCli(argv, { ...resolve(container, TOKENS.core), clock: resolve(container, TOKENS.clock) });
   } finally {

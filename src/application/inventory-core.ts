@@ -6,7 +6,9 @@ import type { OrderBook } from './ports/order-book.js';
 import type { PetCatalog } from './ports/pet-catalog.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { StockChangeLog } from './ports/stock-change-log.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './stock-command-runner.js';
 import { AddPets } from './use-cases/add-pets.js';
+import { AdjustStock } from './use-cases/adjust-stock.js';
 import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
 import { ExportPets } from './use-cases/export-pets.js';
@@ -25,7 +27,8 @@ import { ListStockChanges } from './use-cases/list-stock-changes.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
 import { RollApiKey } from './use-cases/roll-api-key.js';
 import { SetKeyExpiry } from './use-cases/set-key-expiry.js';
-import { DEFAULT_IDEMPOTENCY_TTL_MS, UpdateStock } from './use-cases/update-stock.js';
+import { UpdateStock } from './use-cases/update-stock.js';
+import { UpdateStockBatch } from './use-cases/update-stock-batch.js';
 
 /** Every port the core needs: storage, limiter, time and key crypto. */
 export interface InventoryPorts {
@@ -51,6 +54,8 @@ export interface InventoryCore {
   readonly listInventory: ListInventory;
   readonly getInventoryItem: GetInventoryItem;
   readonly updateStock: UpdateStock;
+  readonly adjustStock: AdjustStock;
+  readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
   readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
   readonly authenticate: Authenticate;
@@ -76,10 +81,14 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
   if (!Number.isSafeInteger(idempotencyTtlMs) || idempotencyTtlMs < 1) {
     throw new RangeError(`idempotencyTtlMs ${idempotencyTtlMs} is not a positive whole number of milliseconds`);
   }
+  // One runner for every write use case: a key still being written is known to all of them.
+  const stockWrites = new StockCommandRunner(ports.inventory, ports.clock, { idempotencyTtlMs });
   return {
     listInventory: new ListInventory(ports.inventory),
     getInventoryItem: new GetInventoryItem(ports.inventory),
-    updateStock: new UpdateStock(ports.inventory, ports.clock, { idempotencyTtlMs }),
+    updateStock: new UpdateStock(stockWrites),
+    adjustStock: new AdjustStock(stockWrites),
+    updateStockBatch: new UpdateStockBatch(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
     authenticate: new Authenticate(ports.keys, ports.keyHasher, ports.clock),

@@ -3,15 +3,12 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { coreModule } from './core-module.js';
 import { memoryLimiterModule, memoryStorageModule } from './memory-modules.js';
-import { sqliteStorageModule } from './sqlite-module.js';
-import { type Closeable, type HealthCheck, id, TOKENS, type Token } from './tokens.js';
+import { type Closeable, HEALTH_CHECKS, type HealthCheck, id, TOKENS, type Token } from './tokens.js';
 
 /** Which adapters fill the ports. */
 export interface AdapterChoice {
-  /** SQLite (the default), memory (nothing survives a restart), or a module binding every storage port (PostgreSQL). */
-  readonly storage: 'sqlite' | 'memory' | ContainerModule;
-  /** Where SQLite runs stock writes: `worker` for a server, `inline` (the default) for a command. */
-  readonly sqliteWriter?: 'inline' | 'worker';
+  /** Memory (nothing survives a restart), or the module binding every storage port (see storageModuleOf). */
+  readonly storage: 'memory' | ContainerModule;
   /** Extra modules: the rate limiter when not in-process, the HTTP app when serving. */
   readonly modules?: readonly ContainerModule[];
 }
@@ -25,17 +22,14 @@ export function buildContainer(config: Config, logger: Logger, choice: AdapterCh
   container.bind(id(TOKENS.config)).toConstantValue(config);
   container.bind(id(TOKENS.logger)).toConstantValue(logger);
   container.load(coreModule(config));
-  const storage = choice.storage;
-  container.load(
-    storage === 'sqlite'
-      ? sqliteStorageModule(config, choice.sqliteWriter ?? 'inline')
-      : storage === 'memory'
-        ? memoryStorageModule()
-        : storage,
-  );
+  container.load(choice.storage === 'memory' ? memoryStorageModule() : choice.storage);
   const extra = choice.modules ?? [];
   container.load(...extra);
   if (!container.isBound(id(TOKENS.limiter))) container.load(memoryLimiterModule());
+  container
+    .bind(id(HEALTH_CHECKS))
+    .toDynamicValue(() => healthChecks(container))
+    .inSingletonScope();
   return container;
 }
 

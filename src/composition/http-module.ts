@@ -6,7 +6,7 @@ import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { RequestTracing } from '../adapters/http/request-tracing.js';
 import { KeyUseRecorder } from '../adapters/shared/key-use-recorder.js';
 import type { Config } from './config.js';
-import { bindResolved, type Closeable, type HealthCheck, TOKENS, token } from './tokens.js';
+import { bindResolved, type Closeable, HEALTH_CHECKS, TOKENS, token } from './tokens.js';
 
 export type HttpApp = ReturnType<typeof createHttpApp>;
 
@@ -28,7 +28,6 @@ export interface Readiness {
 export const httpModule = (
   config: Config,
   readiness: Readiness,
-  checks: () => readonly HealthCheck[],
   metrics?: HttpMetrics,
   accessLogger?: Logger,
   tracing?: RequestTracing,
@@ -55,16 +54,16 @@ export const httpModule = (
     bindResolved(
       options,
       HTTP_APP,
-      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory, KEY_USES],
-      (core, clock, logger, inventory, keyUses) =>
+      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory, HEALTH_CHECKS, KEY_USES],
+      (core, clock, logger, inventory, checks, keyUses) =>
         createHttpApp({
           ...core,
           clock,
           logger,
           keyUses,
           inventoryJson: inventoryJsonSourceOf(inventory),
-          readiness: () => readiness.ready && checks().every((c) => !c.critical || c.healthy()),
-          healthChecks: () => Object.fromEntries(checks().map((c) => [c.name, c.healthy()])),
+          readiness: () => readiness.ready && checks.every((c) => !c.critical || c.healthy()),
+          healthChecks: () => Object.fromEntries(checks.map((c) => [c.name, c.healthy()])),
           ...(metrics === undefined ? {} : { metrics }),
           ...(accessLogger === undefined ? {} : { accessLogger }),
           ...(tracing === undefined ? {} : { tracing }),

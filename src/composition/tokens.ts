@@ -85,3 +85,9 @@ export const TOKENS = {
   healthChecks: token<HealthCheck>('HealthCheck'),
   instrumentation: token<Instrumentation>('Instrumentation'),
 } as const;
+
+/**
+ * Every health check the modules bound, as one list (none when none is): bound by the container once
+ * all its modules are loaded, so that what reports readiness needs no reference to the container.
+ */
+export const HEALTH_CHECKS = token<readonly HealthCheck[]>('HealthChecks');

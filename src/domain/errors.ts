@@ -6,6 +6,8 @@ export type DomainErrorCode =
   | 'insufficient_scope'
   | 'pet_not_found'
   | 'precondition_failed'
+  | 'insufficient_stock'
+  | 'quantity_limit_exceeded'
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   | 'rate_limited'

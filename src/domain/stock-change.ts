@@ -1,16 +1,55 @@
 import type { InventoryItem } from './inventory-item.js';
 
-/** One recorded change of stock: who set what, when, and what it was before. */
+/** Which kind of order made a change: a stock set to a count, or moved by a delta. */
+export type StockChangeKind = 'set' | 'adjust';
+
+export const STOCK_CHANGE_KINDS: readonly StockChangeKind[] = ['set', 'adjust'];
+
+const CHANGE_KINDS: ReadonlySet<string> = new Set(STOCK_CHANGE_KINDS);
+
+export const isStockChangeKind = (value: string): value is StockChangeKind => CHANGE_KINDS.has(value);
+
+/** A stored kind as a StockChangeKind; anything else is a corrupt record, which throws rather than leaks. */
+export function changeKindOf(value: string): StockChangeKind {
+  if (!isStockChangeKind(value)) throw new RangeError(`${value} is not a kind of stock change`);
+  return value;
+}
+
+/** One recorded change of stock: who changed what, how, why, when, and what it was before. */
 export interface StockChange {
   /**
    * The change's id: an int64 that grows with every change recorded, so it orders a pet's history and
    * pages it (`before`).
    */
   readonly id: bigint;
+  readonly kind: StockChangeKind;
   readonly before: InventoryItem;
   readonly after: InventoryItem;
   /** The id of the API key (or the admin tool) that made the change. */
   readonly actor: string;
   /** Unix milliseconds. */
   readonly atMs: number;
+  /** Why, as the client said it (see `isReason`); null when it did not. */
+  readonly reason: string | null;
+}
+
+/** The most characters a reason holds. */
+export const REASON_MAX = 200;
+
+// C0 controls, DEL and C1 controls: none belongs in a line a person reads in a history.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Whether `text` can be a change's reason: 1 to 200 characters (code points, so a character outside the
+ * Basic Multilingual Plane counts once), none of them a control character.
+ */
+export function isReason(text: string): boolean {
+  if (text.length === 0 || CONTROL.test(text)) return false;
+  let count = 0;
+  for (const _ of text) {
+    count += 1;
+    if (count > REASON_MAX) return false;
+  }
+  return true;
 }

@@ -1,30 +1,30 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type {
-  IdempotencyClaim,
-  StockWrite,
-  StockWriteResult,
-} from '../../src/application/ports/inventory-repository.js';
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import type { StockChange } from '../../src/domain/stock-change.js';
+import type { IdempotencyClaim, StockCommand } from '../../src/domain/stock-command.js';
+import type { StockWriteResult } from '../../src/domain/stock-outcome.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { describeStockCommandsContract } from './stock-commands.contract.js';
 import { drain, type MakeStorage, type StorageFixture } from './storage-fixture.js';
 
 const AT = Date.UTC(2026, 5, 1, 12, 0, 0);
 
-/** A stock write of `id` to `q`, by key_a at AT unless overridden. */
-const aWrite = (
-  id: bigint,
-  q: number,
-  overrides: Partial<Omit<StockWrite, 'petId' | 'quantity'>> = {},
-): StockWrite => ({
-  petId: petId(id),
-  quantity: quantity(q),
+interface WriteOverrides extends Partial<Omit<StockCommand, 'orders'>> {
+  readonly ifVersion?: readonly number[];
+}
+
+/** A command setting the stock of `id` to `q`, by key_a at AT unless overridden. */
+const aWrite = (id: bigint, q: number, { ifVersion, ...overrides }: WriteOverrides = {}): StockCommand => ({
+  orders: [{ kind: 'set', petId: petId(id), quantity: quantity(q), ...(ifVersion === undefined ? {} : { ifVersion }) }],
   actor: 'key_a',
   atMs: AT,
   ...overrides,
 });
+
+/** The version a successful write of one pet left, 0 for a refused one. */
+const versionOf = (r: StockWriteResult): number => (r.ok ? (r.value.entries[0]?.version ?? 0) : 0);
 
 const aClaim = (
   key: string,
@@ -42,7 +42,7 @@ const aClaim = (
 async function afterOf(result: Promise<StockWriteResult>): Promise<InventoryItem> {
   const r = await result;
   if (!r.ok) throw new Error(`the write was refused: ${r.error.code}`);
-  return r.value.change.after;
+  return (r.value.entries[0] as { change: StockChange }).change.after;
 }
 
 /** The InventoryRepository (and StockChangeLog) contract, run over every storage adapter. */
@@ -152,14 +152,20 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
         expect(result).toEqual({
           ok: true,
           value: {
-            change: {
-              id: expect.any(BigInt),
-              before: { petId: 10n, quantity: 3, status: 'available' },
-              after: { petId: 10n, quantity: 0, status: 'sold' },
-              actor: 'key_a',
-              atMs: AT,
-            },
-            version: 2,
+            entries: [
+              {
+                change: {
+                  id: expect.any(BigInt),
+                  kind: 'set',
+                  before: { petId: 10n, quantity: 3, status: 'available' },
+                  after: { petId: 10n, quantity: 0, status: 'sold' },
+                  actor: 'key_a',
+                  atMs: AT,
+                  reason: null,
+                },
+                version: 2,
+              },
+            ],
             replayed: false,
           },
         });
@@ -178,7 +184,12 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
       it('answers pet_not_found for an unknown pet and records nothing', async () => {
         expect(await store.inventory.write(aWrite(404n, 1))).toEqual({
           ok: false,
-          error: { code: 'pet_not_found', replayed: false },
+          error: {
+            code: 'pet_not_found',
+            message: 'no pet has id 404',
+            refusals: [{ index: 0, code: 'pet_not_found', petId: 404n }],
+            replayed: false,
+          },
         });
         expect(await store.changes.history(petId(404n), { limit: 10 })).toBeUndefined();
       });
@@ -199,7 +210,7 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
         await store.pets.addAll([aPet(1, { quantity: quantity(0), status: 'sold' })]);
         const results = await Promise.all(Array.from({ length: 100 }, (_, i) => store.inventory.write(aWrite(1n, i))));
         expect(results.every((r) => r.ok)).toBe(true);
-        const versions = results.map((r) => (r.ok ? r.value.version : 0)).sort((a, b) => a - b);
+        const versions = results.map(versionOf).sort((a, b) => a - b);
         expect(versions).toEqual(Array.from({ length: 100 }, (_, i) => i + 2));
         expect(await store.inventory.get(petId(1n))).toMatchObject({ version: 101 });
         expect(await store.changes.history(petId(1n), { limit: 1_000 })).toHaveLength(100);
@@ -210,15 +221,19 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
       it('writes when the current version is listed', async () => {
         await store.pets.addAll([aPet(1)]);
         const result = await store.inventory.write(aWrite(1n, 9, { ifVersion: [5, 1] }));
-        expect(result).toMatchObject({ ok: true, value: { version: 2 } });
+        expect(versionOf(result)).toBe(2);
       });
 
       it('refuses a stale version with the current one, and writes nothing', async () => {
         await store.pets.addAll([aPet(1, { quantity: quantity(3) })]);
         await store.inventory.write(aWrite(1n, 4));
-        expect(await store.inventory.write(aWrite(1n, 9, { ifVersion: [1] }))).toEqual({
+        expect(await store.inventory.write(aWrite(1n, 9, { ifVersion: [1] }))).toMatchObject({
           ok: false,
-          error: { code: 'version_mismatch', currentVersion: 2, replayed: false },
+          error: {
+            code: 'precondition_failed',
+            refusals: [{ index: 0, code: 'precondition_failed', petId: 1n, currentVersion: 2 }],
+            replayed: false,
+          },
         });
         expect(await store.inventory.get(petId(1n))).toEqual({
           item: { petId: 1n, quantity: 4, status: 'available' },
@@ -240,7 +255,7 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
           Array.from({ length: 100 }, (_, i) => store.inventory.write(aWrite(1n, i, { ifVersion: [1] }))),
         );
         expect(results.filter((r) => r.ok)).toHaveLength(1);
-        expect(results.filter((r) => !r.ok && r.error.code === 'version_mismatch')).toHaveLength(99);
+        expect(results.filter((r) => !r.ok && r.error.code === 'precondition_failed')).toHaveLength(99);
         expect(await store.changes.history(petId(1n), { limit: 1_000 })).toHaveLength(1);
       });
     });
@@ -250,7 +265,8 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
         await store.pets.addAll([aPet(1, { quantity: quantity(3) })]);
         const first = await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1') }));
         const retry = await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1'), atMs: AT + 1_000 }));
-        expect(first).toMatchObject({ ok: true, value: { replayed: false, version: 2 } });
+        expect(first).toMatchObject({ ok: true, value: { replayed: false } });
+        expect(versionOf(first)).toBe(2);
         expect(retry).toEqual(first.ok ? { ok: true, value: { ...first.value, replayed: true } } : undefined);
         expect(await store.changes.history(petId(1n), { limit: 10 })).toHaveLength(1);
         expect(await store.inventory.get(petId(1n))).toMatchObject({ version: 2 });
@@ -261,32 +277,34 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
         const first = await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1') }));
         await store.inventory.write(aWrite(1n, 0));
         const retry = await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1') }));
-        expect(retry).toMatchObject({ ok: true, value: { replayed: true, version: 2 } });
-        expect(retry.ok && first.ok && retry.value.change).toEqual(first.ok && first.value.change);
+        expect(retry).toMatchObject({ ok: true, value: { replayed: true } });
+        expect(versionOf(retry)).toBe(2);
+        expect(retry.ok && retry.value.entries).toEqual(first.ok && first.value.entries);
       });
 
       it('replays a stored pet_not_found and version_mismatch too', async () => {
         await store.pets.addAll([aPet(1)]);
         await store.inventory.write(aWrite(404n, 1, { idempotency: aClaim('missing') }));
-        expect(await store.inventory.write(aWrite(404n, 1, { idempotency: aClaim('missing') }))).toEqual({
+        expect(await store.inventory.write(aWrite(404n, 1, { idempotency: aClaim('missing') }))).toMatchObject({
           ok: false,
           error: { code: 'pet_not_found', replayed: true },
         });
         await store.inventory.write(aWrite(1n, 1, { ifVersion: [9], idempotency: aClaim('stale') }));
         await store.inventory.write(aWrite(1n, 2));
-        expect(await store.inventory.write(aWrite(1n, 1, { ifVersion: [9], idempotency: aClaim('stale') }))).toEqual({
+        expect(
+          await store.inventory.write(aWrite(1n, 1, { ifVersion: [9], idempotency: aClaim('stale') })),
+        ).toMatchObject({
           ok: false,
-          error: { code: 'version_mismatch', currentVersion: 1, replayed: true },
+          error: { code: 'precondition_failed', refusals: [{ currentVersion: 1 }], replayed: true },
         });
       });
 
       it('refuses the same key on another request, and writes nothing', async () => {
         await store.pets.addAll([aPet(1)]);
         await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1', 'first request') }));
-        expect(await store.inventory.write(aWrite(1n, 8, { idempotency: aClaim('k1', 'other request') }))).toEqual({
-          ok: false,
-          error: { code: 'idempotency_key_reused' },
-        });
+        expect(
+          await store.inventory.write(aWrite(1n, 8, { idempotency: aClaim('k1', 'other request') })),
+        ).toMatchObject({ ok: false, error: { code: 'idempotency_key_reused' } });
         expect(await store.inventory.get(petId(1n))).toMatchObject({ item: { quantity: 7 }, version: 2 });
       });
 
@@ -294,7 +312,8 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
         await store.pets.addAll([aPet(1)]);
         await store.inventory.write(aWrite(1n, 7, { idempotency: aClaim('k1', 'f', 'key_a') }));
         const other = await store.inventory.write(aWrite(1n, 8, { idempotency: aClaim('k1', 'f', 'key_b') }));
-        expect(other).toMatchObject({ ok: true, value: { replayed: false, version: 3 } });
+        expect(other).toMatchObject({ ok: true, value: { replayed: false } });
+        expect(versionOf(other)).toBe(3);
       });
 
       it('treats an expired claim as none: the key writes afresh', async () => {
@@ -303,7 +322,8 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
         const later = await store.inventory.write(
           aWrite(1n, 8, { atMs: AT + 10, idempotency: aClaim('k1', 'g', 'key_a', AT + 20) }),
         );
-        expect(later).toMatchObject({ ok: true, value: { replayed: false, version: 3 } });
+        expect(later).toMatchObject({ ok: true, value: { replayed: false } });
+        expect(versionOf(later)).toBe(3);
       });
 
       it('writes once under concurrent retries: one change, the rest replays (or in use)', async () => {
@@ -336,6 +356,8 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
       });
     });
 
+    describeStockCommandsContract(() => store);
+
     describe('history', () => {
       it('answers every change newest first, with who made it and when', async () => {
         await store.pets.addAll([aPet(1, { quantity: quantity(1) }), aPet(2)]);
@@ -348,6 +370,22 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
           [1, 4, 'key_a', AT],
         ]);
         expect((history[0] as StockChange).id > (history[1] as StockChange).id).toBe(true);
+      });
+
+      it('keeps each change’s kind and reason, null when none was given', async () => {
+        await store.pets.addAll([aPet(1)]);
+        const reason = 'stocktake: 2 found behind the shelf 🐈';
+        await store.inventory.write({
+          orders: [{ kind: 'set', petId: petId(1n), quantity: quantity(4), reason }],
+          actor: 'key_a',
+          atMs: AT,
+        });
+        await store.inventory.write(aWrite(1n, 5));
+        const history = (await store.changes.history(petId(1n), { limit: 10 })) ?? [];
+        expect(history.map((h) => [h.kind, h.reason])).toEqual([
+          ['set', null],
+          ['set', reason],
+        ]);
       });
 
       it('pages with limit and before', async () => {

@@ -252,7 +252,7 @@ describe('PETSTORE_REQUIRE_IF_MATCH=true, through the composition root', () => {
     const config = readConfig({ PETSTORE_REQUIRE_IF_MATCH: 'true' });
     const container = buildContainer(config, pino({ level: 'silent' }), {
       storage: 'memory',
-      modules: [httpModule(config, { ready: true }, () => [])],
+      modules: [httpModule(config, { ready: true })],
     });
     const core = resolve(container, TOKENS.core);
     const { key } = await core.issueApiKey.execute({ plan: 'pro' });

@@ -45,6 +45,17 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
       expect(change?.after.quantity).toBe(7);
     });
 
+    it('keeps the reason with the change: 200 characters, a character beyond the BMP counting once', async () => {
+      const reason = `${'é'.repeat(198)}🐈 `;
+      expect((await patch('/v1/inventory/1', JSON.stringify({ quantity: 7, reason }))).status).toBe(200);
+      await patch('/v1/inventory/1', '{"quantity":8}');
+      const changes = (await fx.changes.history(petId(1n), { limit: 10 })) ?? [];
+      expect(changes.map((c) => [c.kind, c.reason])).toEqual([
+        ['set', null],
+        ['set', reason],
+      ]);
+    });
+
     it.each([
       ['0', 0],
       ['2147483647', 2147483647],
@@ -117,12 +128,39 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
       ['an unknown field', '{"quantity":1,"note":"x"}', /unknown field "note"/],
       ['a duplicated field', '{"quantity":1,"quantity":2}', /not valid JSON: Duplicate key/],
       ['single quotes', "{'quantity':1}", /not valid JSON/],
+      ['an empty reason', '{"quantity":1,"reason":""}', /reason must be a string of 1 to 200 characters/],
+      ['a reason of 201 characters', `{"quantity":1,"reason":"${'r'.repeat(201)}"}`, /reason must be/],
+      ['a reason with a line feed', '{"quantity":1,"reason":"a\\nb"}', /without control characters/],
+      ['a reason with a C1 control', '{"quantity":1,"reason":"a\\u0085b"}', /without control characters/],
+      ['a reason that is not a string', '{"quantity":1,"reason":5}', /reason must be a string/],
+      ['a null reason', '{"quantity":1,"reason":null}', /reason must be a string/],
     ])('refuses %s', async (_, body, message) => {
       const response = await patch('/v1/inventory/1', body);
       expect(response.status).toBe(400);
       expect(errorOf(response).code).toBe('invalid_body');
       expect(errorOf(response).message).toMatch(message);
       expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"status":"available"}');
+    });
+  });
+
+  describe('a body whose bytes are not UTF-8: 400 invalid_body, changing nothing', () => {
+    it.each([
+      ['a lone continuation byte', [0x80]],
+      ['an overlong encoding', [0xc0, 0xaf]],
+      ['a sequence cut short', [0xe2, 0x82]],
+    ])('refuses %s in a reason', async (_, bytes) => {
+      const body = Buffer.concat([Buffer.from('{"quantity":1,"reason":"a'), Buffer.from(bytes), Buffer.from('"}')]);
+      const response = await fx.call('/v1/inventory/1', { method: 'PATCH', headers: jsonWith(key), body });
+      expect(response.status).toBe(400);
+      expect(errorOf(response)).toMatchObject({
+        code: 'invalid_body',
+        message: expect.stringMatching(/not valid UTF-8/),
+      });
+      expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"status":"available"}');
+    });
+
+    it('takes U+FFFD sent escaped', async () => {
+      expect((await patch('/v1/inventory/1', '{"quantity":1,"reason":"\\ufffd"}')).status).toBe(200);
     });
   });
 

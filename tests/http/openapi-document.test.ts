@@ -12,8 +12,10 @@ const at = (node: unknown, ...path: string[]): unknown =>
 
 const OPERATIONS: readonly [string, string, string][] = [
   ['/inventory', 'get', 'listInventory'],
+  ['/inventory/batch', 'post', 'batchUpdateInventory'],
   ['/inventory/{petId}', 'get', 'getInventoryItem'],
   ['/inventory/{petId}', 'patch', 'updateInventory'],
+  ['/inventory/{petId}/adjustments', 'post', 'adjustInventory'],
   ['/inventory/{petId}/changes', 'get', 'listStockChanges'],
   ['/pets/{petId}', 'get', 'getPetById'],
   ['/store/orders', 'get', 'listOrders'],
@@ -119,6 +121,8 @@ describe('the OpenAPI document', () => {
         'invalid_if_match',
         'key_expired',
         'insufficient_scope',
+        'insufficient_stock',
+        'quantity_limit_exceeded',
       ]),
     );
   });
@@ -136,6 +140,7 @@ describe('the OpenAPI document', () => {
     expect(headerParameters('/inventory', 'get')).toEqual(['If-None-Match']);
     expect(headerParameters('/inventory/{petId}', 'get')).toEqual(['If-None-Match']);
     expect(headerParameters('/inventory/{petId}', 'patch')).toEqual(['If-Match', 'Idempotency-Key']);
+    expect(headerParameters('/inventory/{petId}/adjustments', 'post')).toEqual(['If-Match', 'Idempotency-Key']);
   });
 
   it('documents ETag, Idempotent-Replayed, Link and the 304, 409, 412, 422 and 428 answers', () => {

@@ -4,6 +4,7 @@ import type { ContainerModule } from 'inversify';
 import { pino } from 'pino';
 import { createServiceMetrics } from '../../src/adapters/prometheus/service-metrics.js';
 import type { InventoryCore } from '../../src/application/inventory-core.js';
+import { storageModuleOf } from '../../src/composition/adapter-choice.js';
 import { type Config, readConfig } from '../../src/composition/config.js';
 import { buildContainer, closeables, resolve } from '../../src/composition/container.js';
 import { HTTP_APP, httpModule } from '../../src/composition/http-module.js';
@@ -30,14 +31,14 @@ export interface MeteredOptions {
 export async function startMeteredService(options: MeteredOptions): Promise<MeteredService> {
   const config = readConfig({ PETSTORE_ENV: 'production', ...options.env });
   const metrics = createServiceMetrics();
-  const container = buildContainer(config, pino({ level: 'silent' }), {
-    storage: options.storage,
-    sqliteWriter: 'worker',
+  const logger = pino({ level: 'silent' });
+  const container = buildContainer(config, logger, {
+    storage: options.storage === 'memory' ? 'memory' : await storageModuleOf(config, logger, 'worker'),
     modules: [
       ...(options.modules?.(config) ?? []),
       metricsModule(metrics),
       // Every reading fresh: these tests read the counters right after the requests they count.
-      httpModule(config, { ready: true }, () => [], httpMetricsOf(metrics, config, 0)),
+      httpModule(config, { ready: true }, httpMetricsOf(metrics, config, 0)),
     ],
   });
   const server: Server = createServer(resolve(container, HTTP_APP).callback());

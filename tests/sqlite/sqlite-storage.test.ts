@@ -9,13 +9,18 @@ import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite
 import { petId } from '../../src/domain/pet-id.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
+import type { StockCommand } from '../../src/domain/stock-command.js';
 import { drain } from '../contracts/storage-fixture.js';
 import { aKeyRecord, anOrder, aPet } from '../support/mothers.js';
 import { type TempDatabase, tempDatabase } from './temp-database.js';
 
 const AT = Date.UTC(2026, 5, 1);
 /** A stock write of pet `id` to `q`, as key `k` at AT. */
-const setStock = (id: bigint, q: number) => ({ petId: petId(id), quantity: quantity(q), actor: 'k', atMs: AT });
+const setStock = (id: bigint, q: number): StockCommand => ({
+  orders: [{ kind: 'set', petId: petId(id), quantity: quantity(q) }],
+  actor: 'k',
+  atMs: AT,
+});
 
 let temp: TempDatabase;
 let opened: SqliteStorage[];
@@ -152,7 +157,7 @@ describe.each(['inline', 'worker'] as const)('the group commit of stock writes (
     const pending = Array.from({ length: 20 }, (_, i) => storage.inventory.write(setStock(1n, 10 + i)));
     await storage.close();
     const results = await Promise.all(pending);
-    expect(results.map((r) => r.ok && r.value.change.after.quantity)).toEqual(
+    expect(results.map((r) => r.ok && r.value.entries[0]?.change.after.quantity)).toEqual(
       Array.from({ length: 20 }, (_, i) => 10 + i),
     );
     expect(quantityOnDisk(1)).toBe(29);
@@ -240,7 +245,7 @@ describe('the writer thread', () => {
       other.exec('ROLLBACK');
       other.close();
     }
-    expect(await write).toMatchObject({ ok: true, value: { change: { after: { quantity: 4 } } } });
+    expect(await write).toMatchObject({ ok: true, value: { entries: [{ change: { after: { quantity: 4 } } }] } });
   });
 
   it('posts the writes of a turn as one message, and the next ones once the thread answered those', async () => {
@@ -292,7 +297,10 @@ describe('the writer thread', () => {
         msg: 'the SQLite writer thread stopped; its unanswered writes failed, the next write starts it again',
       },
     ]);
-    expect(await storage.inventory.write(setStock(1n, 6))).toMatchObject({ ok: true, value: { version: 3 } });
+    expect(await storage.inventory.write(setStock(1n, 6))).toMatchObject({
+      ok: true,
+      value: { entries: [{ version: 3 }] },
+    });
     expect(posted.mock.contexts.at(-1)).not.toBe(first);
     expect(quantityOnDisk(1)).toBe(6);
   });

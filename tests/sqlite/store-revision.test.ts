@@ -76,8 +76,7 @@ describe('the inventory stamp of a SQLite store', () => {
         for (let n = 1; n <= 20; n += 1) {
           const before = await threaded.inventory.stamp();
           const written = threaded.inventory.write({
-            petId: petId(1n),
-            quantity: quantity(n % 5),
+            orders: [{ kind: 'set', petId: petId(1n), quantity: quantity(n % 5) }],
             actor: 'k',
             atMs: AT,
           });

@@ -5,6 +5,7 @@ import { MemoryPetCatalog } from '../../src/adapters/memory/memory-pet-catalog.j
 import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { KeyGenerator, KeyHasher } from '../../src/application/ports/key-crypto.js';
+import { StockCommandRunner } from '../../src/application/stock-command-runner.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
 import { FORGET_BATCH, ForgetExpiredOutcomes } from '../../src/application/use-cases/forget-expired-outcomes.js';
 import { GetInventoryItem } from '../../src/application/use-cases/get-inventory-item.js';
@@ -54,7 +55,7 @@ describe('use cases over the in-memory adapters', () => {
   });
 
   const update = (input: Partial<UpdateStockInput> = {}, repository: InventoryRepository = inventory) =>
-    new UpdateStock(repository, clock, { idempotencyTtlMs: 60_000 }).execute({
+    new UpdateStock(new StockCommandRunner(repository, clock, { idempotencyTtlMs: 60_000 })).execute({
       petId: petId(1n),
       quantity: quantity(0),
       actor: 'key_1',
@@ -72,10 +73,12 @@ describe('use cases over the in-memory adapters', () => {
       expect(await inventory.history(petId(1n), { limit: 10 })).toEqual([
         {
           id: 1n,
+          kind: 'set',
           before: { petId: 1n, quantity: 2, status: 'pending' },
           after: { petId: 1n, quantity: 0, status: 'sold' },
           actor: 'key_1',
           atMs: clock.ms,
+          reason: null,
         },
       ]);
     });
@@ -84,14 +87,22 @@ describe('use cases over the in-memory adapters', () => {
       const result = await update({ petId: petId(5n), quantity: quantity(1), actor: 'k' });
       expect(result).toEqual({
         ok: false,
-        error: { code: 'pet_not_found', message: 'no pet has id 5', replayed: false },
+        error: {
+          code: 'pet_not_found',
+          message: 'no pet has id 5',
+          refusals: [{ index: 0, code: 'pet_not_found', petId: 5n }],
+          replayed: false,
+        },
       });
     });
 
     it('answers precondition_failed with the current version when If-Match names another', async () => {
       await new MemoryPetCatalog(store).addAll([aPet(1)]);
       const result = await update({ ifVersion: [3] });
-      expect(result).toMatchObject({ ok: false, error: { code: 'precondition_failed', currentVersion: 1 } });
+      expect(result).toMatchObject({
+        ok: false,
+        error: { code: 'precondition_failed', refusals: [{ currentVersion: 1 }] },
+      });
     });
 
     it('keeps the outcome of a keyed write for the configured time, scoped to the actor', async () => {
@@ -120,7 +131,7 @@ describe('use cases over the in-memory adapters', () => {
           return inventory.write(command);
         },
       });
-      const useCase = new UpdateStock(slow, clock);
+      const useCase = new UpdateStock(new StockCommandRunner(slow, clock));
       const input = {
         petId: petId(1n),
         quantity: quantity(4),

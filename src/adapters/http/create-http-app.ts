@@ -55,6 +55,8 @@ export type HttpUseCases = Pick<
   | 'listInventory'
   | 'getInventoryItem'
   | 'updateStock'
+  | 'adjustStock'
+  | 'updateStockBatch'
   | 'listStockChanges'
   | 'authenticate'
   | 'admitRequest'

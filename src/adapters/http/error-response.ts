@@ -12,17 +12,18 @@ const EXPIRED_CHALLENGE = 'Bearer realm="petstore", error="invalid_token", error
 const UNAVAILABLE_RETRY_AFTER_SECONDS = '1';
 
 /**
- * Answers with the Error body of `code`, its status taken from the error table. Headers set earlier
- * (request id, rate limits, Retry-After, Allow, a 403's challenge) stay: they belong to the answer. A
- * 401 gets its challenge, and a 503 a Retry-After.
+ * Answers with the Error body of `code`, its status taken from the error table, and `extraJson` (more
+ * members, each after a comma) when an answer carries more. Headers set earlier (request id, rate
+ * limits, Retry-After, Allow, a 403's challenge) stay: they belong to the answer. A 401 gets its
+ * challenge, and a 503 a Retry-After.
  */
-export function sendError(ctx: HttpContext, code: ErrorCode, message: string): void {
+export function sendError(ctx: HttpContext, code: ErrorCode, message: string, extraJson = ''): void {
   const status = ERROR_STATUS[code];
   ctx.status = status;
   if (code === 'unauthorized') ctx.set('WWW-Authenticate', BEARER_CHALLENGE);
   if (code === 'key_expired') ctx.set('WWW-Authenticate', EXPIRED_CHALLENGE);
   if (code === 'unavailable') ctx.set('Retry-After', UNAVAILABLE_RETRY_AFTER_SECONDS);
-  sendJson(ctx, errorJson(code, message, status));
+  sendJson(ctx, errorJson(code, message, status, extraJson));
 }
 
 /** An expected failure found in a thrown error: a client's unreadable body, or a store that is down. */

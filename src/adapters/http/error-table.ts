@@ -49,6 +49,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   not_found: 404,
   method_not_allowed: 405,
   idempotency_key_in_use: 409,
+  insufficient_stock: 409,
+  quantity_limit_exceeded: 409,
   request_timeout: 408,
   gone: 410,
   precondition_failed: 412,

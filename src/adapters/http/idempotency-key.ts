@@ -18,7 +18,7 @@ export function idempotencyKeyOf(field: string | readonly string[] | undefined):
 
 /**
  * Names a request for its idempotency key: SHA-256 of the method, the path and the body's bytes. The body
- * is read as UTF-8 text, and a body the write accepts is ASCII JSON (anything else is refused before
+ * is read as UTF-8 text, and a body the write accepts is valid UTF-8 (anything else is refused before
  * the write, unstored), so its text's UTF-8 encoding is the bytes received: a retry must send the same
  * bytes, spaces included, or it is another request. The path is the canonical one of the pet, so that
  * `/v1/inventory/%31` and `/v1/inventory/1` are one request.

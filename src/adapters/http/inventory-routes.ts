@@ -1,11 +1,14 @@
 import type Router from '@koa/router';
 import type { InventoryQuery } from '../../application/ports/inventory-repository.js';
+import type { AdjustStock } from '../../application/use-cases/adjust-stock.js';
 import type { GetInventoryItem } from '../../application/use-cases/get-inventory-item.js';
 import type { ListInventory } from '../../application/use-cases/list-inventory.js';
 import type { ListStockChanges } from '../../application/use-cases/list-stock-changes.js';
 import type { UpdateStock } from '../../application/use-cases/update-stock.js';
+import type { UpdateStockBatch } from '../../application/use-cases/update-stock-batch.js';
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import { API_BASE_PATH } from './api-guard.js';
+import { batchUpdateInventory } from './batch-inventory-route.js';
 import { listTag, noneMatchNames, versionTag } from './entity-tags.js';
 import { sendError } from './error-response.js';
 import { NOT_MODIFIED_STATUS } from './error-table.js';
@@ -25,13 +28,15 @@ import { itemJson, itemsJson } from './json-writer.js';
 import { setNextLink } from './paging-link.js';
 import { type InventoryPage, parseInventoryQuery, parsePetIdParam } from './request-schemas.js';
 import { listStockChanges } from './stock-history-route.js';
-import { updateInventory } from './update-inventory-route.js';
+import { adjustInventory, updateInventory } from './update-inventory-route.js';
 
 /** The use cases of the inventory area. */
 export interface InventoryRouteDeps {
   readonly listInventory: ListInventory;
   readonly getInventoryItem: GetInventoryItem;
   readonly updateStock: UpdateStock;
+  readonly adjustStock: AdjustStock;
+  readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
   /** The store's own JSON of long lists, when it writes it (see InventoryJsonSource). */
   readonly inventoryJson?: InventoryJsonSource | undefined;
@@ -40,7 +45,7 @@ export interface InventoryRouteDeps {
 /** How the inventory routes behave. */
 export interface InventoryRouteOptions {
   readonly bodyLimitBytes: number;
-  /** Whether a PATCH without If-Match is refused with 428. */
+  /** Whether a write without a condition (If-Match; a batch entry's ifVersion) is refused with 428. */
   readonly requireIfMatch: boolean;
 }
 
@@ -113,7 +118,10 @@ function getInventoryItem(useCase: GetInventoryItem): RouteMiddleware {
   };
 }
 
-/** listInventory, getInventoryItem, updateInventory (experimental) and listStockChanges. */
+/**
+ * listInventory, getInventoryItem, updateInventory (experimental), adjustInventory, batchUpdateInventory
+ * and listStockChanges.
+ */
 export function addInventoryRoutes(
   router: Router<HttpState, RoutedContext>,
   deps: InventoryRouteDeps,
@@ -121,11 +129,23 @@ export function addInventoryRoutes(
 ): void {
   router.get(`${API_BASE_PATH}/inventory`, listInventory(deps));
   router.get(`${API_BASE_PATH}/inventory/:petId`, getInventoryItem(deps.getInventoryItem));
+  router.post(
+    `${API_BASE_PATH}/inventory/batch`,
+    requireJsonBody,
+    readJsonBody(options.bodyLimitBytes),
+    batchUpdateInventory(deps.updateStockBatch, options.requireIfMatch),
+  );
   router.patch(
     `${API_BASE_PATH}/inventory/:petId`,
     requireJsonBody,
     readJsonBody(options.bodyLimitBytes),
     updateInventory(deps.updateStock, options.requireIfMatch),
+  );
+  router.post(
+    `${API_BASE_PATH}/inventory/:petId/adjustments`,
+    requireJsonBody,
+    readJsonBody(options.bodyLimitBytes),
+    adjustInventory(deps.adjustStock, options.requireIfMatch),
   );
   router.get(`${API_BASE_PATH}/inventory/:petId/changes`, listStockChanges(deps.listStockChanges));
 }

@@ -51,14 +51,16 @@ export const readJsonBody = (limitBytes: number): RouteMiddleware => {
 
 /**
  * The body read by `readJsonBody`, parsed with every number kept as its literal text; or the message of
- * a 400 `invalid_body` for an empty body or text that is not JSON (duplicate keys included), however
+ * a 400 `invalid_body` for an empty body, bytes that are not UTF-8, or text that is not JSON (duplicate keys included), however
  * deeply it nests: the shared parser is iterative and bounds the depth, where a recursive one would
  * overflow the stack on 5,000 `[` and answer 500.
  */
 export function jsonBodyOf(ctx: HttpContext): Result<unknown, string> {
   const text = ctx.request.rawBody;
-  if (typeof text !== 'string' || text.trim() === '')
-    return fail('the body is empty; send a JSON object with quantity');
+  if (typeof text !== 'string' || text.trim() === '') return fail('the body is empty; send a JSON object');
+  // The reader decodes bytes that are not UTF-8 as U+FFFD: two different bodies would read alike (and
+  // share an idempotency fingerprint), and a reason would keep characters the client never sent.
+  if (text.includes('\uFFFD')) return fail('the body is not valid UTF-8 (send U+FFFD itself escaped, as \\ufffd)');
   try {
     return ok(parseJson(text));
   } catch (error) {

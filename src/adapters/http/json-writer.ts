@@ -57,6 +57,6 @@ const orderJson = (order: Order): string =>
 /** An array of Orders, ids exact. */
 export const ordersJson = (orders: readonly Order[]): string => `[${orders.map(orderJson).join(',')}]`;
 
-/** The Error body every failure carries. */
-export const errorJson = (code: string, message: string, status: number): string =>
-  `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}}`;
+/** The Error body every failure carries; `extra` is more of its members, each after a comma. */
+export const errorJson = (code: string, message: string, status: number, extra = ''): string =>
+  `{"code":"${code}","message":${JSON.stringify(message)},"status":${status}${extra}}`;

@@ -2,7 +2,10 @@ import { ORDER_STATUSES } from '../../domain/order.js';
 import { PET_STATUSES } from '../../domain/pet-status.js';
 import { LIMIT_MAX } from '../../domain/plan.js';
 import { QUANTITY_MAX } from '../../domain/quantity.js';
+import { REASON_MAX, STOCK_CHANGE_KINDS } from '../../domain/stock-change.js';
+import { STOCK_REFUSAL_CODES } from '../../domain/stock-outcome.js';
 import { ERROR_CODES, ERROR_STATUS } from './error-table.js';
+import { BATCH_MAX } from './stock-request-schemas.js';
 
 /** A JSON value: what the OpenAPI document is made of. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
@@ -17,6 +20,15 @@ const named = (what: string): JsonObject => ({
   required: ['id', 'name'],
   properties: { id: int64(`Id of the ${what}.`), name: { type: 'string' } },
 });
+
+/** The reason a stock write may carry, kept in the history. */
+export const REASON: JsonObject = {
+  type: 'string',
+  minLength: 1,
+  maxLength: REASON_MAX,
+  pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+  description: `Why the stock changes, kept in the history: 1 to ${REASON_MAX} characters, no control characters.`,
+};
 
 const ERROR_STATUSES = [...new Set(Object.values(ERROR_STATUS))].sort((a, b) => a - b);
 
@@ -54,6 +66,7 @@ export const SCHEMAS: JsonObject = {
         maximum: QUANTITY_MAX,
         description: 'The new stock count.',
       },
+      reason: REASON,
     },
   },
   Error: {
@@ -71,22 +84,59 @@ export const SCHEMAS: JsonObject = {
         enum: ERROR_STATUSES,
         description: 'The HTTP status code.',
       },
+      errors: {
+        type: 'array',
+        description: 'Only on a refused batch: every refused entry, by its index in the request.',
+        items: {
+          type: 'object',
+          required: ['index', 'code', 'message'],
+          additionalProperties: false,
+          properties: {
+            index: {
+              type: 'integer',
+              format: 'int32',
+              minimum: 0,
+              maximum: BATCH_MAX - 1,
+              description: 'The entry’s place in changes.',
+            },
+            code: { type: 'string', enum: [...STOCK_REFUSAL_CODES] },
+            message: { type: 'string' },
+          },
+        },
+      },
     },
   },
   StockChange: {
     type: 'object',
-    required: ['id', 'petId', 'quantityBefore', 'quantityAfter', 'statusBefore', 'statusAfter', 'keyId', 'at'],
+    required: [
+      'id',
+      'petId',
+      'kind',
+      'quantityBefore',
+      'quantityAfter',
+      'statusBefore',
+      'statusAfter',
+      'keyId',
+      'at',
+      'reason',
+    ],
     additionalProperties: false,
-    description: 'One recorded change of a pet’s stock: who set what, when, and what it was before.',
+    description: 'One recorded change of a pet’s stock: who changed what, how, why, when, and what it was before.',
     properties: {
       id: int64('Id of the change; it grows with every change recorded. Page older changes with before=<id>.'),
       petId: int64('Id of the pet.'),
+      kind: {
+        type: 'string',
+        enum: [...STOCK_CHANGE_KINDS],
+        description: 'set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments).',
+      },
       quantityBefore: { type: 'integer', format: 'int32', minimum: 0, maximum: QUANTITY_MAX },
       quantityAfter: { type: 'integer', format: 'int32', minimum: 0, maximum: QUANTITY_MAX },
       statusBefore: { $ref: '#/components/schemas/PetStatus' },
       statusAfter: { $ref: '#/components/schemas/PetStatus' },
       keyId: { type: 'string', description: 'Id of the API key that made the change (never the key itself).' },
       at: { type: 'string', format: 'date-time', description: 'When, in RFC 3339 UTC with milliseconds.' },
+      reason: { ...REASON, type: ['string', 'null'], description: 'Why, as the request said; null when it did not.' },
     },
   },
   Category: named('category'),

@@ -1,9 +1,7 @@
-import { statusOf } from './error-table.js';
 import type { JsonObject } from './openapi-components.js';
 import {
   BAD_PET_ID,
   INTERNAL,
-  jsonContent,
   LIMIT_HEADERS,
   PET_ID_PARAMETER,
   PET_NOT_FOUND,
@@ -87,60 +85,6 @@ export const getInventoryItem: JsonObject = {
     unavailable: UNAVAILABLE,
   }),
 };
-
-const REPLAYABLE = [...LIMIT_HEADERS, 'Idempotent-Replayed'];
-
-export const updateInventory = (bodyLimitBytes: number): JsonObject => ({
-  operationId: 'updateInventory',
-  tags: ['inventory'],
-  summary: 'Set the stock level of one pet (experimental)',
-  description:
-    'Experimental: the request shape may change before it becomes stable. Sets the quantity and moves the ' +
-    'status by the stock rule; the change is recorded with the key id and time. If-Match makes the update ' +
-    'conditional on the ETag read before; Idempotency-Key makes a retry safe. Every check of the request ' +
-    `(${statusOf('invalid_body')}, ${statusOf('precondition_required')}) comes before the write and is not ` +
-    `stored under an Idempotency-Key; the outcomes ${statusOf('pet_not_found')} and ` +
-    `${statusOf('precondition_failed')} are, like a success.`,
-  'x-experimental': true,
-  parameters: [PET_ID_PARAMETER, ref('parameters', 'IfMatch'), ref('parameters', 'IdempotencyKey')],
-  requestBody: { required: true, content: jsonContent(ref('schemas', 'InventoryUpdate')) },
-  responses: responses({
-    ok: { description: 'The updated entry, with its new ETag.', headers: [...REPLAYABLE, 'ETag'], schema: ITEM },
-    invalid_body: {
-      description:
-        'invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not JSON, not an ' +
-        'object, lacks quantity, has another field, or quantity is not an integer from 0 to 2147483647; ' +
-        'invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters; ' +
-        'invalid_if_match: If-Match is neither * nor a list of entity tags.',
-    },
-    unauthorized: UNAUTHORIZED,
-    pet_not_found: { description: 'pet_not_found: no pet has this id.', headers: REPLAYABLE },
-    idempotency_key_in_use: {
-      description:
-        'idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry ' +
-        'once it has been answered.',
-    },
-    precondition_failed: {
-      description:
-        'precondition_failed: the entry is not at a version If-Match names; nothing was written. The ETag is ' +
-        'the current one.',
-      headers: [...REPLAYABLE, 'ETag'],
-    },
-    payload_too_large: { description: `payload_too_large: the body is larger than ${bodyLimitBytes} bytes.` },
-    unsupported_media_type: { description: 'unsupported_media_type: the body is not application/json.' },
-    idempotency_key_reused: {
-      description:
-        'idempotency_key_reused: this API key used the Idempotency-Key on another request (another method, ' +
-        'path or body) within the last 24 hours.',
-    },
-    precondition_required: {
-      description: 'precondition_required: the service is configured to require If-Match, and it is missing.',
-    },
-    rate_limited: TOO_MANY,
-    internal_error: INTERNAL,
-    unavailable: UNAVAILABLE,
-  }),
-});
 
 export const listStockChanges: JsonObject = {
   operationId: 'listStockChanges',

@@ -1,7 +1,7 @@
 import { PLAN_POLICIES } from '../../domain/plan.js';
 import { statusOf } from './error-table.js';
 import { HEADERS, type JsonObject, PARAMETERS, SCHEMAS } from './openapi-components.js';
-import { getInventoryItem, listInventory, listStockChanges, updateInventory } from './openapi-inventory.js';
+import { getInventoryItem, listInventory, listStockChanges } from './openapi-inventory.js';
 import { getRateLimit, KEY_SCHEMAS, withScopes } from './openapi-keys.js';
 import {
   BAD_PET_ID,
@@ -14,6 +14,7 @@ import {
   UNAUTHORIZED,
   UNAVAILABLE,
 } from './openapi-responses.js';
+import { adjustInventory, batchUpdateInventory, STOCK_WRITE_SCHEMAS, updateInventory } from './openapi-stock-writes.js';
 
 /** Base URLs of the two environments; both end in the version segment /v1. */
 export interface OpenApiServers {
@@ -113,7 +114,9 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
     ],
     paths: withScopes({
       '/inventory': { get: listInventory },
+      '/inventory/batch': { post: batchUpdateInventory(bodyLimitBytes) },
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },
+      '/inventory/{petId}/adjustments': { post: adjustInventory(bodyLimitBytes) },
       '/inventory/{petId}/changes': { get: listStockChanges },
       '/pets/{petId}': { get: getPetById },
       '/store/orders': { get: listOrders },
@@ -121,7 +124,7 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
       '/openapi.json': { get: getOpenApiDocument },
     }),
     components: {
-      schemas: { ...SCHEMAS, ...KEY_SCHEMAS },
+      schemas: { ...SCHEMAS, ...STOCK_WRITE_SCHEMAS, ...KEY_SCHEMAS },
       headers: HEADERS,
       parameters: PARAMETERS,
       securitySchemes: {

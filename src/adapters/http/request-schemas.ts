@@ -66,27 +66,28 @@ const HistoryQuery = v.object({
 
 const QUANTITY_MESSAGE = `quantity must be an integer from 0 to ${QUANTITY_MAX}`;
 
-// The body is parsed losslessly, so a number arrives as its literal text and its value is judged by the
-// service's one integer rule: 1e20 or 2147483648.0000000001 are refused, never rounded into range.
-const QuantityField = v.pipe(
-  v.instance(LosslessNumber, QUANTITY_MESSAGE),
-  v.rawTransform<LosslessNumber, Quantity>(({ dataset, addIssue, NEVER }) => {
-    const value = integerOfDecimal(dataset.value.value);
-    if (value !== undefined && isQuantity(value)) return value;
-    addIssue({ message: QUANTITY_MESSAGE });
-    return NEVER;
-  }),
+/**
+ * A whole number of the body by the service's one integer rule: the body is parsed losslessly, so a
+ * number arrives as its literal text, and 1e20 or 2147483648.0000000001 are refused, never rounded into
+ * range. `accept` says which values the field takes.
+ */
+export const integerField = (accept: (value: number) => boolean, message: string) =>
+  v.pipe(
+    v.instance(LosslessNumber, message),
+    v.rawTransform<LosslessNumber, number>(({ dataset, addIssue, NEVER }) => {
+      const value = integerOfDecimal(dataset.value.value);
+      if (value !== undefined && accept(value)) return value;
+      addIssue({ message });
+      return NEVER;
+    }),
+  );
+
+export const QuantityField = v.pipe(
+  integerField(isQuantity, QUANTITY_MESSAGE),
+  v.transform((value) => value as Quantity),
 );
 
-// Given an object (parseInventoryUpdate checks that first), the only issues left are a missing
-// quantity and an unknown field.
-const InventoryUpdate = v.strictObject({ quantity: QuantityField }, (issue) =>
-  issue.expected === 'never'
-    ? `the body has the unknown field ${issue.received}; it takes only quantity`
-    : 'quantity is required',
-);
-
-const isJsonObject = (value: unknown): boolean =>
+export const isJsonObject = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 const firstMessage = (issues: readonly v.BaseIssue<unknown>[]): string => issues[0]?.message ?? 'invalid input';
@@ -123,10 +124,12 @@ export function parseHistoryQuery(query: Readonly<Record<string, unknown>>): Res
   return ok(before === undefined ? { limit } : { limit, before });
 }
 
-/** A parsed body of updateInventory as its Quantity, or the message of a 400 `invalid_body`. */
-export function parseInventoryUpdate(body: unknown): Result<Quantity, string> {
-  // An array or a bare number (a LosslessNumber) is an object to valibot; only a JSON object will do.
+/**
+ * A parsed JSON body through `schema`, or the message of a 400 `invalid_body`. An array or a bare
+ * number (a LosslessNumber) is an object to valibot; only a JSON object will do.
+ */
+export function parseBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown): Result<T, string> {
   if (!isJsonObject(body)) return fail('the body must be a JSON object');
-  const parsed = v.safeParse(InventoryUpdate, body);
-  return parsed.success ? ok(parsed.output.quantity) : fail(firstMessage(parsed.issues));
+  const parsed = v.safeParse(schema, body);
+  return parsed.success ? ok(parsed.output) : fail(firstMessage(parsed.issues));
 }

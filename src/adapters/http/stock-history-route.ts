@@ -8,14 +8,15 @@ import { parseHistoryQuery, parsePetIdParam } from './request-schemas.js';
 
 /**
  * One change as the API shows it. Ids are bigints written by the template literal, so their digits are
- * exact over the whole int64 range; the key id is free text and goes through JSON.stringify; the time
- * is RFC 3339 in UTC with milliseconds.
+ * exact over the whole int64 range; the kind is a closed enum; the key id and the reason (or null) are
+ * free text and go through JSON.stringify; the time is RFC 3339 in UTC with milliseconds.
  */
 export const stockChangeJson = (change: StockChange): string =>
-  `{"id":${change.id},"petId":${change.after.petId},` +
+  `{"id":${change.id},"petId":${change.after.petId},"kind":"${change.kind}",` +
   `"quantityBefore":${change.before.quantity},"quantityAfter":${change.after.quantity},` +
   `"statusBefore":"${change.before.status}","statusAfter":"${change.after.status}",` +
-  `"keyId":${JSON.stringify(change.actor)},"at":"${new Date(change.atMs).toISOString()}"}`;
+  `"keyId":${JSON.stringify(change.actor)},"at":"${new Date(change.atMs).toISOString()}",` +
+  `"reason":${JSON.stringify(change.reason)}}`;
 
 /**
  * listStockChanges: a page of one pet's stock history, newest first. One change more than the page is

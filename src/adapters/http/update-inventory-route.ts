@@ -1,77 +1,45 @@
-import type { UpdateStock } from '../../application/use-cases/update-stock.js';
+import type { AdjustStock } from '../../application/use-cases/adjust-stock.js';
+import type { OnePetWriteInput, OnePetWriteResult, UpdateStock } from '../../application/use-cases/update-stock.js';
+import type { Result } from '../../domain/result.js';
 import { API_BASE_PATH } from './api-guard.js';
-import { parseEntityTagList, versionsNamed, versionTag } from './entity-tags.js';
 import { sendError } from './error-response.js';
-import { type RouteContext, type RouteMiddleware, sendJson } from './http-context.js';
-import { idempotencyKeyOf, requestFingerprint } from './idempotency-key.js';
+import type { RouteMiddleware } from './http-context.js';
 import { jsonBodyOf } from './json-body.js';
-import { itemJson } from './json-writer.js';
-import { parseInventoryUpdate, parsePetIdParam } from './request-schemas.js';
-
-const IF_MATCH_MESSAGE =
-  'If-Match must be * or a comma-separated list of entity tags such as "3" (the ETag of GET /v1/inventory/{petId})';
-
-const IF_MATCH_REQUIRED =
-  'this service requires If-Match on updates: read the entry with GET /v1/inventory/{petId} and send its ETag';
-
-/** Marks an answer that is the stored outcome of an earlier request with the same Idempotency-Key. */
-function markReplay(ctx: RouteContext, replayed: boolean): void {
-  if (replayed) ctx.res.setHeader('Idempotent-Replayed', 'true');
-}
+import { parsePetIdParam } from './request-schemas.js';
+import { parseAdjustment, parseInventoryUpdate } from './stock-request-schemas.js';
+import { conditionOf, sendOnePetWrite, writeHeadersOf } from './stock-write-request.js';
 
 /**
- * The versions a write is conditional on: `undefined` for none (no If-Match, or `*`, which any
- * existing entry matches; a missing pet is a 404 either way), or the message of a 400.
- */
-function ifVersionOf(field: string | undefined): { readonly ifVersion?: readonly number[] } | string {
-  if (field === undefined) return {};
-  const list = parseEntityTagList(field);
-  if (list === undefined) return IF_MATCH_MESSAGE;
-  return list.any ? {} : { ifVersion: versionsNamed(list.tags) };
-}
-
-/**
- * updateInventory: checks the request (petId, body, Idempotency-Key, If-Match) before any write, so
+ * A write of one pet: checks the request (petId, body, Idempotency-Key, If-Match) before any write, so
  * that a 400 or a 428 is never stored as a key's outcome, then answers what the write decided, first
- * time or replayed alike: the entry with its new ETag, 404, or 412 with the current ETag.
+ * time or replayed alike. `parse` reads the body into the order's own fields; `subpath` follows the
+ * pet's path (the canonical path names the request in its fingerprint).
  */
-export function updateInventory(updateStock: UpdateStock, requireIfMatch: boolean): RouteMiddleware {
+function onePetWrite<B extends object>(
+  parse: (body: unknown) => Result<B, string>,
+  write: (input: OnePetWriteInput & B) => Promise<OnePetWriteResult>,
+  subpath: string,
+  requireIfMatch: boolean,
+): RouteMiddleware {
   return async (ctx) => {
     const petId = parsePetIdParam(ctx.params.petId);
     if (!petId.ok) return sendError(ctx, 'invalid_pet_id', petId.error);
     const body = jsonBodyOf(ctx);
     if (!body.ok) return sendError(ctx, 'invalid_body', body.error);
-    const quantity = parseInventoryUpdate(body.value);
-    if (!quantity.ok) return sendError(ctx, 'invalid_body', quantity.error);
-    const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
-    if (!key.ok) return sendError(ctx, 'invalid_idempotency_key', key.error);
-    const ifMatch = ctx.req.headers['if-match'];
-    if (ifMatch === undefined && requireIfMatch) return sendError(ctx, 'precondition_required', IF_MATCH_REQUIRED);
-    const condition = ifVersionOf(ifMatch);
-    if (typeof condition === 'string') return sendError(ctx, 'invalid_if_match', condition);
-    const actor = ctx.state.keyId;
-    // The guard lets no request without a key reach this route; one that did would be a bug.
-    if (actor === undefined) throw new Error('updateInventory reached without an authenticated key');
-    const path = `${API_BASE_PATH}/inventory/${petId.value}`;
-    // A string: jsonBodyOf has parsed it.
-    const text = String(ctx.request.rawBody);
-    const updated = await updateStock.execute({
-      petId: petId.value,
-      quantity: quantity.value,
-      actor,
-      ...condition,
-      ...(key.value === undefined
-        ? {}
-        : { idempotency: { key: key.value, fingerprint: requestFingerprint(ctx.method, path, text) } }),
-    });
-    if (updated.ok) {
-      markReplay(ctx, updated.value.replayed);
-      ctx.res.setHeader('ETag', versionTag(updated.value.entry.version));
-      return sendJson(ctx, itemJson(updated.value.entry.item));
-    }
-    const error = updated.error;
-    if ('replayed' in error) markReplay(ctx, error.replayed);
-    if (error.code === 'precondition_failed') ctx.res.setHeader('ETag', versionTag(error.currentVersion));
-    sendError(ctx, error.code, error.message);
+    const fields = parse(body.value);
+    if (!fields.ok) return sendError(ctx, 'invalid_body', fields.error);
+    const headers = writeHeadersOf(ctx, `${API_BASE_PATH}/inventory/${petId.value}${subpath}`);
+    if (headers === undefined) return;
+    const condition = conditionOf(ctx, requireIfMatch);
+    if (condition === undefined) return;
+    sendOnePetWrite(ctx, await write({ petId: petId.value, ...fields.value, ...headers, ...condition }));
   };
 }
+
+/** updateInventory: sets the stock of one pet (PATCH). */
+export const updateInventory = (updateStock: UpdateStock, requireIfMatch: boolean): RouteMiddleware =>
+  onePetWrite(parseInventoryUpdate, (input) => updateStock.execute(input), '', requireIfMatch);
+
+/** adjustInventory: moves the stock of one pet by a delta (POST .../adjustments). */
+export const adjustInventory = (adjustStock: AdjustStock, requireIfMatch: boolean): RouteMiddleware =>
+  onePetWrite(parseAdjustment, (input) => adjustStock.execute(input), '/adjustments', requireIfMatch);

@@ -1,15 +1,12 @@
-import type {
-  InventoryQuery,
-  InventoryRepository,
-  StockWrite,
-  StockWriteResult,
-} from '../../application/ports/inventory-repository.js';
+import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { StockChange } from '../../domain/stock-change.js';
-import { type InventoryEntry, planStockWrite } from '../../domain/stock-write.js';
-import { answerFromClaim, outcomeOf, resultOf } from '../shared/stock-outcome.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import { decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
+import type { InventoryEntry } from '../../domain/stock-write.js';
 import type { MemoryStore, StoredPet } from './memory-store.js';
 
 const CHUNK = 1_000;
@@ -40,41 +37,54 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {
-    const stored = this.store.pets.get(petId);
-    return stored === undefined ? undefined : { item: itemOf(stored), version: stored.version };
+    return this.entryOf(petId);
   }
 
   async stamp(): Promise<string> {
     return this.store.petsStamp();
   }
 
-  async write(command: StockWrite): Promise<StockWriteResult> {
+  async write(command: StockCommand): Promise<StockWriteResult> {
     const claim = command.idempotency;
-    if (claim !== undefined) {
-      const answer = answerFromClaim(this.store.claims.get(claimKey(claim.scope, claim.key)), claim, command.atMs);
-      if (answer !== undefined) return answer;
+    const firstId = this.store.changes.length + 1;
+    return this.apply(
+      decideStockWrite({
+        command,
+        entries: command.orders.map((order) => this.entryOf(order.petId)),
+        claim:
+          claim === undefined
+            ? undefined
+            : { stored: this.store.claims.get(claimKey(claim.scope, claim.key)), heldElsewhere: false },
+        // Ids are positions plus one, so the next changes get the next positions.
+        changeIds: command.orders.map((_, i) => BigInt(firstId + i)),
+      }),
+    );
+  }
+
+  /** Applies a decided write; nothing else runs meanwhile, which makes it atomic. */
+  private apply({ result, written, claimed }: StockDecision): StockWriteResult {
+    for (const { change, version } of written) {
+      const stored = this.store.pets.get(change.after.petId) as StoredPet;
+      stored.quantity = change.after.quantity;
+      stored.pet = { ...stored.pet, status: change.after.status };
+      stored.version = version;
+      this.store.changes.push(change);
     }
-    const stored = this.store.pets.get(command.petId);
-    const current = stored === undefined ? undefined : { item: itemOf(stored), version: stored.version };
-    const plan = planStockWrite(current, command.quantity, command.ifVersion);
-    let changeId: bigint | undefined;
-    if (plan.kind === 'write' && stored !== undefined) {
-      stored.quantity = plan.after.quantity;
-      stored.pet = { ...stored.pet, status: plan.after.status };
-      stored.version = plan.version;
-      this.store.petsWritten();
-      changeId = BigInt(this.store.changes.length + 1);
-    }
-    const outcome = outcomeOf(plan, command, changeId);
-    if (outcome.kind === 'changed') this.store.changes.push(outcome.change);
-    if (claim !== undefined) {
+    if (written.length > 0) this.store.petsWritten();
+    if (claimed !== undefined) {
+      const { claim, outcome } = claimed;
       this.store.claims.set(claimKey(claim.scope, claim.key), {
         fingerprint: claim.fingerprint,
         expiresAtMs: claim.expiresAtMs,
         outcome,
       });
     }
-    return resultOf(outcome, false);
+    return result;
+  }
+
+  private entryOf(petId: PetId): InventoryEntry | undefined {
+    const stored = this.store.pets.get(petId);
+    return stored === undefined ? undefined : { item: itemOf(stored), version: stored.version };
   }
 
   async forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {

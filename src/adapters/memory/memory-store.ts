@@ -5,7 +5,7 @@ import type { Pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { Quantity } from '../../domain/quantity.js';
 import type { StockChange } from '../../domain/stock-change.js';
-import type { StoredClaim } from '../shared/stock-outcome.js';
+import type { StoredClaim } from '../../domain/stock-decision.js';
 
 /** One pet and its stock, kept together as the SQLite adapter keeps them in one row. */
 export interface StoredPet {

@@ -92,7 +92,14 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX api_keys_by_age ON api_keys (created_at_ms, id);
   `,
-  // 2: key lifecycle (1.2), as SQLite's step 4: scopes (an existing key keeps every power it had),
+  // 2: each change says its kind and its reason (1.2); the changes recorded before all set a count.
+  // reservation_commit is the kind DESIGN 4.3 adds; naming it now keeps that step to its own tables.
+  `
+  ALTER TABLE stock_changes
+    ADD COLUMN kind text NOT NULL DEFAULT 'set' CHECK (kind IN ('set', 'adjust', 'reservation_commit')),
+    ADD COLUMN reason text CHECK (char_length(reason) BETWEEN 1 AND 200);
+  `,
+  // 3: key lifecycle (1.2), as SQLite's step 5: scopes (an existing key keeps every power it had),
   // expiry, the roll chain whose first key names the shared rate-limit subject (an existing key heads
   // its own), the last use, and the audit trail of admin changes, which a trigger keeps append-only.
   `

@@ -1,27 +1,14 @@
-import type {
-  IdempotencyClaim,
-  InventoryQuery,
-  InventoryRepository,
-  StockWrite,
-  StockWriteResult,
-} from '../../application/ports/inventory-repository.js';
+import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import { fail } from '../../domain/result.js';
-import { type InventoryEntry, planStockWrite } from '../../domain/stock-write.js';
-import {
-  answerFromClaim,
-  decodeOutcome,
-  encodeOutcome,
-  outcomeOf,
-  resultOf,
-  type StoredClaim,
-} from '../shared/stock-outcome.js';
+import { firstPetOf, type IdempotencyClaim, type StockCommand } from '../../domain/stock-command.js';
+import { type ClaimFound, decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
+import type { InventoryEntry } from '../../domain/stock-write.js';
+import { decodeOutcome, encodeOutcome } from '../shared/stock-outcome-json.js';
 import { STAMP, stripeOf } from './inventory-stamp.js';
 import { type PostgresDatabase, prepared, type Queryable, type Transaction } from './postgres-database.js';
-
-const IN_USE = { code: 'idempotency_key_in_use' } as const;
 
 // The statements of the request path, parsed and planned once per connection.
 const FIRST_PAGE = prepared('inventory_first_page', 'SELECT id, quantity, status FROM pets ORDER BY id LIMIT $1');
@@ -34,9 +21,19 @@ const LOCKED_ENTRY = prepared(
   'inventory_locked_entry',
   'SELECT id, quantity, status, version FROM pets WHERE id = $1 FOR NO KEY UPDATE',
 );
+// A command of several pets locks their rows in id order, so two such commands never wait on each other
+// in a cycle. The ids travel as an array literal of decimal text: exact over the int64 range.
+const LOCKED_ENTRIES = prepared(
+  'inventory_locked_entries',
+  'SELECT id, quantity, status, version FROM pets WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE',
+);
 const NEXT_CHANGE_ID = prepared(
   'inventory_next_change_id',
   "SELECT nextval(pg_get_serial_sequence('stock_changes', 'id'))",
+);
+const NEXT_CHANGE_IDS = prepared(
+  'inventory_next_change_ids',
+  "SELECT nextval(pg_get_serial_sequence('stock_changes', 'id')) FROM generate_series(1, $1)",
 );
 // A space joins scope and key: an Idempotency-Key is visible ASCII and a key id has none, so no two
 // claims join alike.
@@ -53,8 +50,9 @@ const WRITE = prepared(
   'inventory_write',
   `WITH updated AS (UPDATE pets SET quantity = $3, status = $4, version = $5 WHERE id = $2),
      counted AS (UPDATE inventory_stamps SET writes = writes + 1 WHERE stripe = $10)
-   INSERT INTO stock_changes (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms)
-   VALUES ($1, $2, $6, $7, $3, $4, $8, $9)`,
+   INSERT INTO stock_changes
+     (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason)
+   VALUES ($1, $2, $6, $7, $3, $4, $8, $9, $11, $12)`,
 );
 // An expired record of the same claim that was not purged yet is replaced.
 const RECORD_OUTCOME = prepared(
@@ -114,7 +112,7 @@ export class PostgresInventoryRepository implements InventoryRepository {
     return (row as [string])[0];
   }
 
-  write(command: StockWrite): Promise<StockWriteResult> {
+  write(command: StockCommand): Promise<StockWriteResult> {
     return this.db.transaction((tx) => writeIn(tx, command));
   }
 
@@ -132,72 +130,83 @@ export class PostgresInventoryRepository implements InventoryRepository {
   }
 }
 
-/** The stored claim of `command`, when the advisory lock on it was taken; see `write`. */
-interface ClaimRead {
-  readonly held: boolean;
-  readonly stored: StoredClaim | undefined;
-}
-
 /**
  * Sends the claim's statements (not awaited: they travel with the rest of the first round trip). The
  * advisory lock is held until the transaction ends: another instance's write with the same claim holds
  * it while it runs, and a retry is told "in use" at once instead of queueing behind it.
  */
-function readClaim(tx: Queryable, claim: IdempotencyClaim): Promise<ClaimRead> {
+function readClaim(tx: Queryable, command: StockCommand, claim: IdempotencyClaim): Promise<ClaimFound> {
   const lock = tx.rows<[boolean]>(CLAIM_LOCK, [claim.scope, claim.key]);
   const stored = tx.rows<[string, bigint, string]>(CLAIM_RECORD, [claim.scope, claim.key]);
   return Promise.all([lock, stored]).then(([[[held] = [false]], [row]]) => ({
-    held,
+    heldElsewhere: !held,
     stored:
       row === undefined
         ? undefined
-        : { fingerprint: row[0], expiresAtMs: Number(row[1]), outcome: decodeOutcome(row[2]) },
+        : { fingerprint: row[0], expiresAtMs: Number(row[1]), outcome: decodeOutcome(row[2], firstPetOf(command)) },
   }));
 }
 
+/** Sends the reads of the orders' rows, locked, and answers their entries in the orders' order. */
+function readEntries(tx: Queryable, command: StockCommand): Promise<(InventoryEntry | undefined)[]> {
+  const { orders } = command;
+  const [only] = orders;
+  if (orders.length === 1 && only !== undefined) {
+    return tx.rows<EntryRow>(LOCKED_ENTRY, [only.petId]).then(([row]) => [row && entryOfRow(row)]);
+  }
+  const ids = `{${orders.map((order) => order.petId).join(',')}}`;
+  return tx.rows<EntryRow>(LOCKED_ENTRIES, [ids]).then((rows) => {
+    const found = new Map(rows.map((row) => [row[0], entryOfRow(row)]));
+    return orders.map((order) => found.get(order.petId));
+  });
+}
+
+/** Sends the taking of one change id per order; taken once the row locks are held, they follow a pet's writes. */
+function nextChangeIds(tx: Queryable, count: number): Promise<bigint[]> {
+  const rows = count === 1 ? tx.rows<[bigint]>(NEXT_CHANGE_ID) : tx.rows<[bigint]>(NEXT_CHANGE_IDS, [count]);
+  return rows.then((taken) => taken.map(([id]) => id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /**
- * One write, in two round trips of a pipelined connection. First: BEGIN (sent by the transaction), the
- * claim's lock and record, the pet's row under FOR NO KEY UPDATE, and the next change id, taken once the row
- * lock is held so that ids follow the order of a pet's writes. Then: the row, history and stamp counter
- * in one statement, the outcome record, and COMMIT. A refused or replayed write commits nothing but
- * the lock's release (and the sequence value it took, a gap in the ids).
+ * One command, in two round trips of a pipelined connection. First: BEGIN (sent by the transaction), the
+ * claim's lock and record, the rows under FOR NO KEY UPDATE, and the next change ids. Then what the
+ * core decided (see `apply`) and COMMIT. A refused or replayed write commits nothing but the lock's
+ * release (and the sequence values it took, a gap in the ids).
  */
-async function writeIn(tx: Transaction, command: StockWrite): Promise<StockWriteResult> {
+async function writeIn(tx: Transaction, command: StockCommand): Promise<StockWriteResult> {
   const claim = command.idempotency;
-  const claimRead = claim === undefined ? undefined : readClaim(tx, claim);
-  const current = tx.rows<EntryRow>(LOCKED_ENTRY, [command.petId]);
-  const nextId = tx.rows<[bigint]>(NEXT_CHANGE_ID);
-  const [read, [row], [[changeId] = [0n]]] = await Promise.all([claimRead, current, nextId]);
-  if (claim !== undefined && read !== undefined) {
-    const answer = read.held ? answerFromClaim(read.stored, claim, command.atMs) : fail(IN_USE);
-    if (answer !== undefined) return answer;
-  }
-  const plan = planStockWrite(row === undefined ? undefined : entryOfRow(row), command.quantity, command.ifVersion);
-  const outcome = outcomeOf(plan, command, plan.kind === 'write' ? changeId : undefined);
-  const sent: Promise<unknown>[] = [];
-  if (plan.kind === 'write') {
-    const { before, after, version } = plan;
-    sent.push(
-      tx.run(WRITE, [
-        changeId,
-        command.petId,
-        after.quantity,
-        after.status,
-        version,
-        before.quantity,
-        before.status,
-        command.actor,
-        command.atMs,
-        stripeOf(command.petId),
-      ]),
-    );
-  }
-  if (claim !== undefined) {
-    // An expired record of the same claim that was not purged yet is replaced.
+  const [found, entries, changeIds] = await Promise.all([
+    claim === undefined ? undefined : readClaim(tx, command, claim),
+    readEntries(tx, command),
+    nextChangeIds(tx, command.orders.length),
+  ]);
+  return apply(tx, decideStockWrite({ command, entries, claim: found, changeIds }));
+}
+
+/** Applies a decided write: each entry's row, history and stamp counter in one statement, the claim's outcome, COMMIT. */
+async function apply(tx: Transaction, { result, written, claimed }: StockDecision): Promise<StockWriteResult> {
+  const sent: Promise<unknown>[] = written.map(({ change, version }) =>
+    tx.run(WRITE, [
+      change.id,
+      change.after.petId,
+      change.after.quantity,
+      change.after.status,
+      version,
+      change.before.quantity,
+      change.before.status,
+      change.actor,
+      change.atMs,
+      stripeOf(change.after.petId),
+      change.kind,
+      change.reason,
+    ]),
+  );
+  if (claimed !== undefined) {
+    const { claim, outcome } = claimed;
     sent.push(
       tx.run(RECORD_OUTCOME, [claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs]),
     );
   }
   await Promise.all([...sent, tx.commit()]);
-  return resultOf(outcome, false);
+  return result;
 }

@@ -93,7 +93,16 @@ export const MIGRATIONS: readonly string[] = [
     state TEXT NOT NULL
   ) STRICT, WITHOUT ROWID;
   `,
-  // 4: key lifecycle (1.2): scopes (space-separated, as OAuth writes them; an existing key keeps every
+  // 4: each change says its kind and its reason (1.2). The changes recorded before all set a count. The
+  // CHECK names reservation_commit too, the kind DESIGN 4.3 adds, since SQLite cannot alter a CHECK
+  // without copying the table. The reason's length is the domain's to check: SQLite counts characters
+  // as the domain does, but a CHECK cannot say "no control character".
+  `
+  ALTER TABLE stock_changes ADD COLUMN kind TEXT NOT NULL DEFAULT 'set'
+    CHECK (kind IN ('set', 'adjust', 'reservation_commit'));
+  ALTER TABLE stock_changes ADD COLUMN reason TEXT CHECK (length(reason) BETWEEN 1 AND 200);
+  `,
+  // 5: key lifecycle (1.2): scopes (space-separated, as OAuth writes them; an existing key keeps every
   // power it had), expiry, the roll chain whose first key names the shared rate-limit subject (an
   // existing key heads its own), the last use, and the audit trail of admin changes, which triggers
   // keep append-only.

@@ -1,17 +1,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database, Statement } from 'better-sqlite3';
-import type {
-  InventoryQuery,
-  InventoryRepository,
-  StockWrite,
-  StockWriteResult,
-} from '../../application/ports/inventory-repository.js';
+import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { type EntryRow, entryOfRow } from './stock-writer.js';
-import type { StockWrites } from './stock-writes.js';
+import type { CommandQueue } from './command-queue.js';
+import { type EntryRow, entryOfRow } from './stock-command-statements.js';
 import type { StoreRevision } from './store-revision.js';
 
 /** The most entries one chunk of a list holds. */
@@ -73,7 +70,7 @@ async function* keysetChunks<T>(
 
 /**
  * Stock levels in the `pets` table. Lists walk the table by id in keyset pages, and updates go to a
- * group commit (see StockWrites): each is read, checked, written and recorded (with its idempotency
+ * group commit (see CommandQueue): each is read, checked, written and recorded (with its idempotency
  * outcome) in one transaction with the writes that arrived beside it.
  */
 export class SqliteInventoryRepository implements InventoryRepository {
@@ -90,7 +87,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
   constructor(
     db: Database,
     private readonly pets: StoreRevision,
-    private readonly writes: StockWrites,
+    private readonly writes: CommandQueue,
   ) {
     this.firstPage = db.prepare<[number], StockRow>('SELECT id, quantity, status FROM pets ORDER BY id LIMIT ?').raw();
     this.nextPage = db
@@ -148,7 +145,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
     return this.pets.current();
   }
 
-  write(command: StockWrite): Promise<StockWriteResult> {
+  write(command: StockCommand): Promise<StockWriteResult> {
     return this.writes.write(command);
   }
 

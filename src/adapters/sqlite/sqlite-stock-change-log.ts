@@ -3,7 +3,7 @@ import type { StockChangeLog, StockChangePage } from '../../application/ports/st
 import { inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import type { StockChange } from '../../domain/stock-change.js';
+import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
 
 type ChangeRow = readonly [
   seq: bigint,
@@ -13,9 +13,11 @@ type ChangeRow = readonly [
   afterStatus: string,
   actor: string,
   atMs: bigint,
+  kind: string,
+  reason: string | null,
 ];
 
-const COLUMNS = 'seq, before_quantity, before_status, after_quantity, after_status, actor, at_ms';
+const COLUMNS = 'seq, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason';
 
 /** The largest change id: a page with no `before` starts below it. */
 const SEQ_MAX = 2n ** 63n - 1n;
@@ -45,10 +47,12 @@ export class SqliteStockChangeLog implements StockChangeLog {
     const rows = this.pageOfPet(petId, page.before ?? SEQ_MAX, page.limit);
     return rows?.map((row) => ({
       id: row[0],
+      kind: changeKindOf(row[7]),
       before: inventoryItem(petId, Number(row[1]), row[2] as PetStatus),
       after: inventoryItem(petId, Number(row[3]), row[4] as PetStatus),
       actor: row[5],
       atMs: Number(row[6]),
+      reason: row[8],
     }));
   }
 }

@@ -2,6 +2,7 @@ import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
+import { type CommandQueue, InlineCommandQueue } from './command-queue.js';
 import { fileNamed, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
 import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
@@ -9,10 +10,9 @@ import { SqliteLimiterSnapshot } from './sqlite-limiter-snapshot.js';
 import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
-import { type StockWriterLogger, StockWriterThread } from './stock-writer-thread.js';
-import { InlineStockWrites, type StockWrites } from './stock-writes.js';
 import { StoreRevision } from './store-revision.js';
-import { WatchedStockWrites, type WriteHealthListener } from './write-health.js';
+import { WatchedCommandQueue, type WriteHealthListener } from './write-health.js';
+import { type WriterThreadLogger, WriterThreadQueue } from './writer-thread-queue.js';
 
 /** How to open the database file. */
 export interface SqliteStorageOptions {
@@ -35,7 +35,7 @@ export interface SqliteStorageOptions {
    */
   readonly writer?: 'inline' | 'worker';
   /** Told when the writer thread stops unexpectedly; the pending writes fail, the next one starts it again. */
-  readonly logger?: StockWriterLogger;
+  readonly logger?: WriterThreadLogger;
   /**
    * Told the number of stock updates each group commit carried, once committed (for metrics), on this
    * thread whichever writer committed it.
@@ -94,15 +94,15 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
   // One revision for the pets table: stock updates and imports both move the list it stands for.
   const petsRevision = new StoreRevision(db);
   // The thread opens its own connection after the migration above, so it never sees an old schema.
-  const writer: StockWrites =
+  const queue: CommandQueue =
     options.writer === 'worker'
-      ? new StockWriterThread(settings, {
+      ? new WriterThreadQueue(settings, {
           logger: options.logger,
           onGroupCommit: options.onGroupCommit,
           onCommitted: () => petsRevision.sawCommit(),
         })
-      : new InlineStockWrites(db, { onWrite: () => petsRevision.bump(), onGroupCommit: options.onGroupCommit });
-  const writes = new WatchedStockWrites(writer, fileNamed(settings), options.onHealthChange);
+      : new InlineCommandQueue(db, { onWrite: () => petsRevision.bump(), onGroupCommit: options.onGroupCommit });
+  const writes = new WatchedCommandQueue(queue, fileNamed(settings), options.onHealthChange);
   const isEmpty = db.prepare<[], { readonly empty: bigint }>(
     `SELECT NOT EXISTS (SELECT 1 FROM pets) AND NOT EXISTS (SELECT 1 FROM orders)
        AND NOT EXISTS (SELECT 1 FROM api_keys) AS empty`,

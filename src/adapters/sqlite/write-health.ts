@@ -1,5 +1,6 @@
-import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
-import type { StockWrites } from './stock-writes.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
+import type { CommandQueue } from './command-queue.js';
 
 /**
  * SQLite's result codes (primary and extended: SQLITE_IOERR_WRITE is an IOERR) that say the file cannot
@@ -27,15 +28,15 @@ export class SqliteUnavailableError extends Error {
 export type WriteHealthListener = (healthy: boolean, cause?: SqliteUnavailableError) => void;
 
 /**
- * The stock writes, watched: a write that fails because the file cannot be written (see
+ * The queue of stock writes, watched: a write that fails because the file cannot be written (see
  * UNAVAILABLE_CODES) fails with a SqliteUnavailableError naming the file, and the store reports itself
  * unhealthy until a write succeeds again. Each change is told once, not each failing write.
  */
-export class WatchedStockWrites implements StockWrites {
+export class WatchedCommandQueue implements CommandQueue {
   private failing = false;
 
   constructor(
-    private readonly writes: StockWrites,
+    private readonly queue: CommandQueue,
     private readonly file: string,
     private readonly onChange?: WriteHealthListener | undefined,
   ) {}
@@ -45,16 +46,16 @@ export class WatchedStockWrites implements StockWrites {
     return !this.failing;
   }
 
-  write(command: StockWrite): Promise<StockWriteResult> {
-    return this.watched(() => this.writes.write(command));
+  write(command: StockCommand): Promise<StockWriteResult> {
+    return this.watched(() => this.queue.write(command));
   }
 
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
-    return this.watched(() => this.writes.forgetExpiredOutcomes(nowMs, max));
+    return this.watched(() => this.queue.forgetExpiredOutcomes(nowMs, max));
   }
 
   close(): Promise<void> {
-    return this.writes.close();
+    return this.queue.close();
   }
 
   private async watched<T>(write: () => Promise<T>): Promise<T> {

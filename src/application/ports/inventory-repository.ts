@@ -1,8 +1,7 @@
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
-import type { Quantity } from '../../domain/quantity.js';
-import type { Result } from '../../domain/result.js';
-import type { StockChange } from '../../domain/stock-change.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 
 export interface InventoryQuery {
@@ -11,58 +10,6 @@ export interface InventoryQuery {
   /** At most this many entries in all; every entry when absent. */
   readonly limit?: number;
 }
-
-/**
- * A claim on an idempotency key: the first write that carries it stores its outcome, and a retry with
- * the same scope and key gets that outcome back instead of writing again.
- */
-export interface IdempotencyClaim {
-  /** Whose key it is (the API key id): the same key sent by another principal is another claim. */
-  readonly scope: string;
-  /** The client's Idempotency-Key. */
-  readonly key: string;
-  /** Names the request (method, path, body bytes); the same key on another request is refused. */
-  readonly fingerprint: string;
-  /** Unix milliseconds after which the stored outcome may be forgotten and the key used afresh. */
-  readonly expiresAtMs: number;
-}
-
-/**
- * A stock write as plain data, so that it can cross a thread or a network: set the stock of `petId` to
- * `quantity`, as `actor`, at `atMs`. The store applies the domain's rule (`planStockWrite`) inside its
- * own transaction.
- */
-export interface StockWrite {
-  readonly petId: PetId;
-  readonly quantity: Quantity;
-  readonly actor: string;
-  readonly atMs: number;
-  /** Write only when the entry's version is one of these (If-Match); any version when absent. */
-  readonly ifVersion?: readonly number[];
-  readonly idempotency?: IdempotencyClaim;
-}
-
-/** A write that was done: the change recorded and the entry's new version. */
-export interface StockWritten {
-  readonly change: StockChange;
-  readonly version: number;
-  /** True when this is the stored outcome of an earlier write with the same idempotency claim. */
-  readonly replayed: boolean;
-}
-
-/**
- * Why a write did not happen. `pet_not_found` and `version_mismatch` are outcomes, stored with an
- * idempotency claim and replayed like a change; the two refusals of a claim are not.
- */
-export type StockWriteFailure =
-  | { readonly code: 'pet_not_found'; readonly replayed: boolean }
-  | { readonly code: 'version_mismatch'; readonly currentVersion: number; readonly replayed: boolean }
-  /** The claim's key was used before on another request (another fingerprint). */
-  | { readonly code: 'idempotency_key_reused' }
-  /** The claim's key is held by a write still under way (another instance's transaction). */
-  | { readonly code: 'idempotency_key_in_use' };
-
-export type StockWriteResult = Result<StockWritten, StockWriteFailure>;
 
 /** Where stock levels live. */
 export interface InventoryRepository {
@@ -84,11 +31,13 @@ export interface InventoryRepository {
   stamp(): Promise<string>;
 
   /**
-   * Does one stock write in one transaction: reads the entry, applies the domain's rule, stores the
-   * entry with its next version, records the change and, with a claim, stores the outcome, so that no
-   * concurrent write is lost, no change goes unrecorded and no retry writes twice.
+   * Does one stock command in one transaction: reads the entries it names and its claim, asks the
+   * core's decision (`decideStockWrite`), and applies what it answers: the entries at their next
+   * versions, their changes recorded and, with a claim, the outcome stored. So no concurrent write is
+   * lost, no change goes unrecorded, no retry writes twice, and a command of several pets is applied
+   * whole or not at all.
    */
-  write(command: StockWrite): Promise<StockWriteResult>;
+  write(command: StockCommand): Promise<StockWriteResult>;
 
   /**
    * Forgets at most `max` stored outcomes that expired at `nowMs` or before; resolves to how many. Kept

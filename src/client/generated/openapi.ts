@@ -20,6 +20,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inventory/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set or adjust the stock of several pets at once, all or nothing
+         * @description Applies 1 to 100 changes of distinct pets in one transaction: every one, or none when any is refused. Each changed pet gets one history entry. If-Match does not apply (it names one entry): each entry carries its own ifVersion, which the service requires on every entry when it requires If-Match. Idempotency-Key stores the whole outcome. A batch counts as one request against the rate limits. Every check of the request (400, 428) comes before the write and is not stored under an Idempotency-Key; the outcomes (success, 404, 409, 412) are.
+         */
+        post: operations["batchUpdateInventory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/inventory/{petId}": {
         parameters: {
             query?: never;
@@ -39,9 +59,29 @@ export interface paths {
         head?: never;
         /**
          * Set the stock level of one pet (experimental)
-         * @description Experimental: the request shape may change before it becomes stable. Sets the quantity and moves the status by the stock rule; the change is recorded with the key id and time. If-Match makes the update conditional on the ETag read before; Idempotency-Key makes a retry safe. Every check of the request (400, 428) comes before the write and is not stored under an Idempotency-Key; the outcomes 404 and 412 are, like a success.
+         * @description Experimental: the request shape may change before it becomes stable. Sets the quantity and moves the status by the stock rule; the change is recorded with the key id, time and reason. If-Match makes the update conditional on the ETag read before; Idempotency-Key makes a retry safe. Every check of the request (400, 428) comes before the write and is not stored under an Idempotency-Key; the outcomes (success, 404, 412) are.
          */
         patch: operations["updateInventory"];
+        trace?: never;
+    };
+    "/inventory/{petId}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move the stock level of one pet by a delta
+         * @description Adds delta to the quantity (or takes it away) in one step, so that concurrent adjustments never lose one another, and moves the status by the stock rule on the result; the change is recorded with its kind (adjust), the key id, time and reason. A result below 0 or above 2147483647 is refused and nothing is written. If-Match and Idempotency-Key work as on updateInventory. Every check of the request (400, 428) comes before the write and is not stored under an Idempotency-Key; the outcomes (success, 404, 409, 412) are.
+         */
+        post: operations["adjustInventory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/inventory/{petId}/changes": {
@@ -174,13 +214,15 @@ export interface components {
              * @description The new stock count.
              */
             quantity: number;
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters. */
+            reason?: string;
         };
         Error: {
             /**
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -189,8 +231,19 @@ export interface components {
              * @enum {integer}
              */
             status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 415 | 417 | 422 | 428 | 429 | 431 | 500 | 503;
+            /** @description Only on a refused batch: every refused entry, by its index in the request. */
+            errors?: {
+                /**
+                 * Format: int32
+                 * @description The entry’s place in changes.
+                 */
+                index: number;
+                /** @enum {string} */
+                code: "pet_not_found" | "precondition_failed" | "insufficient_stock" | "quantity_limit_exceeded";
+                message: string;
+            }[];
         };
-        /** @description One recorded change of a pet’s stock: who set what, when, and what it was before. */
+        /** @description One recorded change of a pet’s stock: who changed what, how, why, when, and what it was before. */
         StockChange: {
             /**
              * Format: int64
@@ -202,6 +255,11 @@ export interface components {
              * @description Id of the pet.
              */
             petId: bigint;
+            /**
+             * @description set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments).
+             * @enum {string}
+             */
+            kind: "set" | "adjust";
             /** Format: int32 */
             quantityBefore: number;
             /** Format: int32 */
@@ -215,6 +273,8 @@ export interface components {
              * @description When, in RFC 3339 UTC with milliseconds.
              */
             at: string;
+            /** @description Why, as the request said; null when it did not. */
+            reason: string | null;
         };
         Category: {
             /**
@@ -262,6 +322,76 @@ export interface components {
             /** @enum {string} */
             status: "placed" | "approved" | "delivered";
             complete: boolean;
+        };
+        /** @description 1 to 100 changes, each of another pet: a set (quantity) or an adjustment (delta). All are applied in one transaction, or none is. An unknown field is refused. */
+        BatchRequest: {
+            changes: ({
+                /**
+                 * Format: int64
+                 * @description Id of the pet; each pet once per batch.
+                 */
+                petId: bigint;
+                /**
+                 * Format: int32
+                 * @description The new stock count.
+                 */
+                quantity: number;
+                /**
+                 * Format: int64
+                 * @description Apply only when the entry is at this version (its ETag without quotes); else 412.
+                 */
+                ifVersion?: bigint;
+                /** @description Why, kept in the history; the batch’s reason when absent. */
+                reason?: string;
+            } | {
+                /**
+                 * Format: int64
+                 * @description Id of the pet; each pet once per batch.
+                 */
+                petId: bigint;
+                /**
+                 * Format: int32
+                 * @description How much to add to the stock, or (negative) take from it; never 0.
+                 */
+                delta: number;
+                /**
+                 * Format: int64
+                 * @description Apply only when the entry is at this version (its ETag without quotes); else 412.
+                 */
+                ifVersion?: bigint;
+                /** @description Why, kept in the history; the batch’s reason when absent. */
+                reason?: string;
+            })[];
+            /** @description Why, kept in the history of every entry that gives no reason of its own. */
+            reason?: string;
+        };
+        BatchResult: {
+            /** @description The entries as the batch left them, in the request’s order. */
+            items: {
+                /** Format: int64 */
+                petId: bigint;
+                /**
+                 * Format: int32
+                 * @description The new stock count.
+                 */
+                quantity: number;
+                status: components["schemas"]["PetStatus"];
+                /**
+                 * Format: int64
+                 * @description The entry’s new version: a batch has no per-item ETag.
+                 */
+                version: bigint;
+            }[];
+        };
+        /** @description Moves the stock by delta. A result below 0 or above 2147483647 is refused and nothing is written; the status moves by the stock rule on the result. An unknown field is refused. */
+        AdjustmentRequest: {
+            /**
+             * Format: int32
+             * @description How much to add to the stock, or (negative) take from it; never 0.
+             */
+            delta: number;
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters. */
+            reason?: string;
         };
         /**
          * @description What a key may do: inventory:read (every GET), inventory:write (every other method).
@@ -558,6 +688,235 @@ export interface operations {
             };
         };
     };
+    batchUpdateInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request with a key already used by this API key, on the same method, path and body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is still being processed: 409.
+                 * @example 5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Every entry as the batch left it, in the request’s order, each with its new version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResult"];
+                };
+            };
+            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not UTF-8, not JSON, not an object, changes is not an array of 1 to 100 entries, an entry is not valid (the message names its index) or names a pet another entry names, has another field, or reason is not 1 to 200 characters without control characters; invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters; invalid_if_match: If-Match is neither * nor a list of entity tags. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description pet_not_found: an entry names no pet. Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry (index, code, message). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_stock / quantity_limit_exceeded: an adjustment would take a stock below 0 or above 2147483647. Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry (index, code, message). Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_failed: an entry is not at its ifVersion. Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry (index, code, message). */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 16384 bytes. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: this API key used the Idempotency-Key on another request (another method, path or body) within the last 24 hours. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_required: the service requires a condition, and an entry has no ifVersion. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getInventoryItem: {
         parameters: {
             query?: never;
@@ -751,7 +1110,7 @@ export interface operations {
                     "application/json": components["schemas"]["InventoryItem"];
                 };
             };
-            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not JSON, not an object, lacks quantity, has another field, or quantity is not an integer from 0 to 2147483647; invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters; invalid_if_match: If-Match is neither * nor a list of entity tags. */
+            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not UTF-8, not JSON, not an object, lacks quantity, quantity is not an integer from 0 to 2147483647, has another field, or reason is not 1 to 200 characters without control characters; invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters; invalid_if_match: If-Match is neither * nor a list of entity tags. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -823,6 +1182,245 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_failed: the entry is not at a version If-Match names; nothing was written. The ETag is the current one. */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 16384 bytes. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: this API key used the Idempotency-Key on another request (another method, path or body) within the last 24 hours. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_required: the service is configured to require If-Match, and it is missing. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adjustInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 section 13.1.1: update only if the entry’s ETag is one of these strong tags, or * for any existing entry. Weak tags never match. A stale tag: 412 with the current ETag, nothing written. Not * nor a list of entity tags: 400 invalid_if_match. Required (428 without it) when the service is configured so.
+                 * @example "7"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes a retry safe: a request with a key already used by this API key, on the same method, path and body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is still being processed: 409.
+                 * @example 5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the pet, in canonical base 10 (no +, no leading zeros, no exponent). */
+                petId: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdjustmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated entry, with its new ETag. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryItem"];
+                };
+            };
+            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not UTF-8, not JSON, not an object, lacks delta, delta is not a non-zero integer from -2147483647 to 2147483647, has another field, or reason is not 1 to 200 characters without control characters; invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters; invalid_if_match: If-Match is neither * nor a list of entity tags. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description pet_not_found: no pet has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_stock: the delta would take the stock below 0; quantity_limit_exceeded: above 2147483647. Nothing was written. Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -41,14 +41,14 @@ async function increment(): Promise<number> {
     const entry = await storage.inventory.get(petId(1n));
     if (entry === undefined) throw new Error('pet 1 is missing');
     const result = await storage.inventory.write({
-      petId: petId(1n),
-      quantity: quantity(entry.item.quantity + 1),
+      orders: [
+        { kind: 'set', petId: petId(1n), quantity: quantity(entry.item.quantity + 1), ifVersion: [entry.version] },
+      ],
       actor: `pid-${process.pid}`,
       atMs: Date.now(),
-      ifVersion: [entry.version],
     });
-    if (result.ok) return result.value.change.after.quantity;
-    if (result.error.code !== 'version_mismatch') throw new Error(`the write was refused: ${result.error.code}`);
+    if (result.ok) return result.value.entries[0]?.change.after.quantity ?? 0;
+    if (result.error.code !== 'precondition_failed') throw new Error(`the write was refused: ${result.error.code}`);
   }
 }
 

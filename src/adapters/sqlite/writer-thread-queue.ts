@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
+import type { CommandQueue } from './command-queue.js';
 import type { OpenDatabaseOptions } from './open-database.js';
 import {
   errorOf,
@@ -8,11 +10,10 @@ import {
   type WriterRequest,
   writeRequest,
   writtenResult,
-} from './stock-writer-protocol.js';
-import type { StockWrites } from './stock-writes.js';
+} from './writer-thread-messages.js';
 
 /** The little of a logger the writer needs; a pino logger fits it. */
-export interface StockWriterLogger {
+export interface WriterThreadLogger {
   error(obj: object, msg: string): void;
 }
 
@@ -30,9 +31,9 @@ const HERE = import.meta.url;
  * registers tsx itself before importing the entry.
  */
 function startWorker(settings: OpenDatabaseOptions): Worker {
-  if (!HERE.endsWith('.ts')) return new Worker(new URL('./stock-writer-worker.js', HERE), { workerData: settings });
+  if (!HERE.endsWith('.ts')) return new Worker(new URL('./writer-thread-entry.js', HERE), { workerData: settings });
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const entry = JSON.stringify(new URL('./stock-writer-worker.ts', HERE).href);
+  const entry = JSON.stringify(new URL('./writer-thread-entry.ts', HERE).href);
   return new Worker(`import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); });`, {
     eval: true,
     workerData: settings,
@@ -40,7 +41,7 @@ function startWorker(settings: OpenDatabaseOptions): Worker {
 }
 
 /**
- * Stock writes on a connection of a worker thread (stock-writer-worker.ts), so that this thread's event
+ * Stock writes on a connection of a worker thread (writer-thread-entry.ts), so that this thread's event
  * loop never waits for a commit or an fsync: each write is posted as data with an id, and its promise
  * settles when the thread answers that id, which it does only once the write's batch is committed.
  *
@@ -48,7 +49,7 @@ function startWorker(settings: OpenDatabaseOptions): Worker {
  * naming the cause, which is logged; whether they were committed is unknown, as with any write whose
  * answer is lost (a retry with the same idempotency key replays it). The next write starts a new thread.
  */
-export class StockWriterThread implements StockWrites {
+export class WriterThreadQueue implements CommandQueue {
   private worker: Worker | undefined;
   /** The requests asked of the current thread and not yet answered, by id. */
   private readonly waiting = new Map<number, Waiting>();
@@ -68,14 +69,14 @@ export class StockWriterThread implements StockWrites {
   constructor(
     private readonly settings: OpenDatabaseOptions,
     private readonly hooks: {
-      readonly logger?: StockWriterLogger | undefined;
+      readonly logger?: WriterThreadLogger | undefined;
       readonly onGroupCommit?: ((writes: number) => void) | undefined;
       /** Called before the answers of a batch settle, and when the thread stops: its commits are done. */
       readonly onCommitted?: (() => void) | undefined;
     } = {},
   ) {}
 
-  write(command: StockWrite): Promise<StockWriteResult> {
+  write(command: StockCommand): Promise<StockWriteResult> {
     return this.ask((id) => writeRequest(id, command)) as Promise<StockWriteResult>;
   }
 

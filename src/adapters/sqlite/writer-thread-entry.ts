@@ -1,13 +1,13 @@
 /**
- * The writer thread's entry (started by StockWriterThread): opens its own connection to the file with
+ * The writer thread's entry (started by WriterThreadQueue): opens its own connection to the file with
  * the store's settings and runs the group commit of stock writes there, so that the store's thread never
  * waits for a commit. Every answer is posted after the COMMIT of the transaction that holds it returned.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StockWrite } from '../../application/ports/inventory-repository.js';
+import type { StockCommand } from '../../domain/stock-command.js';
 import { GroupCommit } from './group-commit.js';
 import { type OpenDatabaseOptions, openConnection } from './open-database.js';
-import { StockWriter } from './stock-writer.js';
+import { StockCommandStatements } from './stock-command-statements.js';
 import {
   commandOf,
   errorData,
@@ -15,10 +15,10 @@ import {
   type WriterAnswers,
   type WriterReply,
   type WriterRequest,
-} from './stock-writer-protocol.js';
+} from './writer-thread-messages.js';
 
 const port = parentPort;
-if (port === null) throw new Error('stock-writer-worker runs in a worker thread, started by StockWriterThread');
+if (port === null) throw new Error('writer-thread-entry runs in a worker thread, started by WriterThreadQueue');
 
 /** The writer's automatic checkpoint threshold, in pages (SQLite's default is 1,000). */
 const WAL_PAGES_BEFORE_CHECKPOINT = 10_000;
@@ -33,14 +33,14 @@ const db = openConnection(workerData as OpenDatabaseOptions);
 // pets, about 12,800 against 8,800 writes a second and half the p99 (measured in this thread, 50 in flight).
 // The WAL grows to about 40 MB between checkpoints, instead of 4.
 db.pragma(`wal_autocheckpoint = ${WAL_PAGES_BEFORE_CHECKPOINT}`);
-const writer = new StockWriter(db);
+const writer = new StockCommandStatements(db);
 // The answers of one batch settle in the same microtask checkpoint, right after its commit: they are
 // gathered and posted as one message, so the store's thread wakes once a batch, not once a write.
 let outbox: WriterReply[] = [];
 let committed: number[] = [];
 const batches = new GroupCommit(
   db,
-  (command: StockWrite) => writer.write(command),
+  (command: StockCommand) => writer.write(command),
   (writes) => committed.push(writes),
 );
 const post = (): void => {

@@ -1,15 +1,16 @@
 import type { Database } from 'better-sqlite3';
-import type { StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { GroupCommit } from './group-commit.js';
-import { StockWriter } from './stock-writer.js';
+import { StockCommandStatements } from './stock-command-statements.js';
 
 /**
  * Where SqliteInventoryRepository sends its writes: a group commit on the store's own connection
- * (InlineStockWrites), or one on a connection of a worker thread (StockWriterThread). Either way a
+ * (InlineCommandQueue), or one on a connection of a worker thread (WriterThreadQueue). Either way a
  * write settles only once the transaction that holds it is committed.
  */
-export interface StockWrites {
-  write(command: StockWrite): Promise<StockWriteResult>;
+export interface CommandQueue {
+  write(command: StockCommand): Promise<StockWriteResult>;
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number>;
   /** Commits the writes still pending, then stops; later writes are refused. */
   close(): Promise<void>;
@@ -19,23 +20,23 @@ export interface StockWrites {
  * The writes on the store's connection, on this thread: each batch's commit (and its fsync) holds this
  * thread's event loop, which is what a CLI or a test wants and a busy server does not.
  */
-export class InlineStockWrites implements StockWrites {
-  private readonly writer: StockWriter;
-  private readonly batches: GroupCommit<StockWrite, StockWriteResult>;
+export class InlineCommandQueue implements CommandQueue {
+  private readonly writer: StockCommandStatements;
+  private readonly batches: GroupCommit<StockCommand, StockWriteResult>;
 
   /**
-   * `onWrite` is told of every stock row changed, as StockWriter says; `onGroupCommit` of the number of
+   * `onWrite` is told of every stock row changed, as StockCommandStatements says; `onGroupCommit` of the number of
    * writes each group commit carried, once committed.
    */
   constructor(
     db: Database,
     hooks: { readonly onWrite: () => void; readonly onGroupCommit?: ((writes: number) => void) | undefined },
   ) {
-    this.writer = new StockWriter(db, hooks.onWrite);
-    this.batches = new GroupCommit(db, (command: StockWrite) => this.writer.write(command), hooks.onGroupCommit);
+    this.writer = new StockCommandStatements(db, hooks.onWrite);
+    this.batches = new GroupCommit(db, (command: StockCommand) => this.writer.write(command), hooks.onGroupCommit);
   }
 
-  write(command: StockWrite): Promise<StockWriteResult> {
+  write(command: StockCommand): Promise<StockWriteResult> {
     return this.batches.submit(command);
   }
 

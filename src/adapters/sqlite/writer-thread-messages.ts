@@ -1,23 +1,22 @@
-import type { IdempotencyClaim, StockWrite, StockWriteResult } from '../../application/ports/inventory-repository.js';
 import { inventoryItem } from '../../domain/inventory-item.js';
-import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import type { Quantity } from '../../domain/quantity.js';
 import { ok } from '../../domain/result.js';
+import type { StockChangeKind } from '../../domain/stock-change.js';
+import type { IdempotencyClaim, StockCommand, StockOrder } from '../../domain/stock-command.js';
+import type { StockWriteResult, WrittenEntry } from '../../domain/stock-outcome.js';
 
-// Every message is a flat array: structured clone writes out every property name of every object it
-// copies, so the same values in nested objects cost several times as much to send, and a write crosses
-// twice. It carries the bigint ids exactly.
+// Every message is a flat array where it can be: structured clone writes out every property name of
+// every object it copies, so the same values in nested objects cost several times as much to send, and
+// a write crosses twice. It carries the bigint ids exactly. The orders go as the command holds them, so
+// that a new kind of order crosses without a change here.
 
 type WriteRequest = readonly [
   kind: 'write',
   id: number,
-  petId: PetId,
-  quantity: Quantity,
   actor: string,
   atMs: number,
-  ifVersion: readonly number[] | undefined,
   claim: IdempotencyClaim | undefined,
+  orders: readonly StockOrder[],
 ];
 
 /** What the store's thread posts to the writer thread, in arrays of them. */
@@ -35,19 +34,29 @@ export interface ErrorData {
   readonly stack?: string;
 }
 
-type WrittenReply = readonly [
-  kind: 'written',
-  id: number,
+/** The fields of one written entry in a `written` reply, one after another for each entry. */
+type EntryFields = [
   changeId: bigint,
-  petId: PetId,
+  kind: StockChangeKind,
+  reason: string | null,
+  petId: bigint,
   beforeQuantity: number,
   beforeStatus: PetStatus,
   afterQuantity: number,
   afterStatus: PetStatus,
+  version: number,
+];
+
+const ENTRY_FIELDS = 9;
+
+/** A write that was done: the command's actor and time once, then each entry's fields. */
+type WrittenReply = readonly [
+  kind: 'written',
+  id: number,
+  replayed: boolean,
   actor: string,
   atMs: number,
-  version: number,
-  replayed: boolean,
+  ...entries: EntryFields[number][],
 ];
 
 /**
@@ -66,66 +75,63 @@ export interface WriterAnswers {
   readonly committed: readonly number[];
 }
 
-export const writeRequest = (id: number, command: StockWrite): WriteRequest => [
+export const writeRequest = (id: number, command: StockCommand): WriteRequest => [
   'write',
   id,
-  command.petId,
-  command.quantity,
   command.actor,
   command.atMs,
-  command.ifVersion,
   command.idempotency,
+  command.orders,
 ];
 
-export function commandOf([, , petId, quantity, actor, atMs, ifVersion, claim]: WriteRequest): StockWrite {
-  return {
-    petId,
-    quantity,
-    actor,
-    atMs,
-    ...(ifVersion === undefined ? {} : { ifVersion }),
-    ...(claim === undefined ? {} : { idempotency: claim }),
-  };
+export function commandOf([, , actor, atMs, claim, orders]: WriteRequest): StockCommand {
+  return { orders, actor, atMs, ...(claim === undefined ? {} : { idempotency: claim }) };
 }
 
 export function resultReply(id: number, result: StockWriteResult): WriterReply {
   if (!result.ok) return ['value', id, result];
-  const { change, version, replayed } = result.value;
-  const { before, after } = change;
-  return [
-    'written',
-    id,
-    change.id,
-    after.petId,
-    before.quantity,
-    before.status,
-    after.quantity,
-    after.status,
-    change.actor,
-    change.atMs,
-    version,
-    replayed,
-  ];
+  const { entries, replayed } = result.value;
+  const first = entries[0];
+  if (first === undefined) throw new Error('a write that was done wrote one entry at least');
+  const reply: WrittenReply[number][] = ['written', id, replayed, first.change.actor, first.change.atMs];
+  for (const { change, version } of entries) {
+    const { before, after } = change;
+    reply.push(
+      change.id,
+      change.kind,
+      change.reason,
+      after.petId,
+      before.quantity,
+      before.status,
+      after.quantity,
+      after.status,
+      version,
+    );
+  }
+  return reply as unknown as WrittenReply;
 }
 
 /** The result a `written` reply stands for, through the domain's checks again. */
-export function writtenResult([
-  ,
-  ,
-  changeId,
-  petId,
-  beforeQuantity,
-  beforeStatus,
-  afterQuantity,
-  afterStatus,
-  actor,
-  atMs,
-  version,
-  replayed,
-]: WrittenReply): StockWriteResult {
-  const before = inventoryItem(petId, beforeQuantity, beforeStatus);
-  const after = inventoryItem(petId, afterQuantity, afterStatus);
-  return ok({ change: { id: changeId, before, after, actor, atMs }, version, replayed });
+export function writtenResult(reply: WrittenReply): StockWriteResult {
+  const [, , replayed, actor, atMs] = reply;
+  const entries: WrittenEntry[] = [];
+  for (let at = 5; at < reply.length; at += ENTRY_FIELDS) {
+    const [changeId, kind, reason, petId, beforeQuantity, beforeStatus, afterQuantity, afterStatus, version] =
+      reply.slice(at, at + ENTRY_FIELDS) as EntryFields;
+    entries.push({
+      change: {
+        id: changeId,
+        kind,
+        before: inventoryItem(petId, beforeQuantity, beforeStatus),
+        after: inventoryItem(petId, afterQuantity, afterStatus),
+        actor,
+        atMs,
+        reason,
+      },
+      version,
+    });
+  }
+  return ok({ entries, replayed });
 }
 
 export function errorData(error: unknown): ErrorData {

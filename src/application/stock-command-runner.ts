@@ -1,0 +1,66 @@
+import type { IdempotencyClaim, StockOrder } from '../domain/stock-command.js';
+import { answerFromClaim } from '../domain/stock-decision.js';
+import type { StockWriteResult } from '../domain/stock-outcome.js';
+import type { Clock } from './ports/clock.js';
+import type { InventoryRepository } from './ports/inventory-repository.js';
+
+/** A stock write as a use case asks for it; the runner adds the time and the claim's scope and expiry. */
+export interface StockWriteRequest {
+  readonly orders: readonly StockOrder[];
+  /** Who makes the change (an API key id), for the stock-change record; also the idempotency scope. */
+  readonly actor: string;
+  /**
+   * Makes a retry safe: a second call with the same actor and key gets the first call's outcome and
+   * writes nothing. `fingerprint` names the request; the same key with another fingerprint is refused.
+   */
+  readonly idempotency?: { readonly key: string; readonly fingerprint: string };
+}
+
+export interface StockCommandOptions {
+  /** How long the outcome of a keyed write is kept for retries. */
+  readonly idempotencyTtlMs: number;
+}
+
+/** How long an outcome is kept unless configured: 24 hours. */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 86_400_000;
+
+/**
+ * Sends the stock writes of every write use case to the store as commands, stamped with the clock's
+ * time. One per core, so that the keys this process is still writing are known across all of them.
+ */
+export class StockCommandRunner {
+  /**
+   * Keys whose first request this process is still writing. The store answers retries once the first
+   * outcome is stored; this set answers the retries that arrive before, without queueing them behind it.
+   */
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    private readonly inventory: InventoryRepository,
+    private readonly clock: Clock,
+    private readonly options: StockCommandOptions = { idempotencyTtlMs: DEFAULT_IDEMPOTENCY_TTL_MS },
+  ) {}
+
+  async run(request: StockWriteRequest): Promise<StockWriteResult> {
+    const atMs = this.clock.nowMs();
+    const { orders, actor, idempotency } = request;
+    if (idempotency === undefined) return this.inventory.write({ orders, actor, atMs });
+    const claim: IdempotencyClaim = {
+      scope: actor,
+      key: idempotency.key,
+      fingerprint: idempotency.fingerprint,
+      expiresAtMs: atMs + this.options.idempotencyTtlMs,
+    };
+    const held = `${claim.scope}\u0000${claim.key}`;
+    if (this.inFlight.has(held)) {
+      const answer = answerFromClaim({ stored: undefined, heldElsewhere: true }, claim, atMs);
+      if (answer !== undefined) return answer;
+    }
+    this.inFlight.add(held);
+    try {
+      return await this.inventory.write({ orders, actor, atMs, idempotency: claim });
+    } finally {
+      this.inFlight.delete(held);
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import { type InventoryItem, withStock } from './inventory-item.js';
+import { isQuantity } from './quantity.js';
+import { fail } from './result.js';
+import { isReason } from './stock-change.js';
+import { type IdempotencyClaim, isDelta, type StockCommand, type StockOrder } from './stock-command.js';
+import {
+  KEY_IN_USE,
+  KEY_REUSED,
+  resultOf,
+  type StockOutcome,
+  type StockRefusal,
+  type StockWriteResult,
+  type WrittenEntry,
+} from './stock-outcome.js';
+import type { InventoryEntry } from './stock-write.js';
+
+/** A claim as a store keeps it: the request it was made for, its outcome, and when it may be forgotten. */
+export interface StoredClaim {
+  readonly fingerprint: string;
+  readonly expiresAtMs: number;
+  readonly outcome: StockOutcome;
+}
+
+/** What a store found of a command's claim inside its transaction. */
+export interface ClaimFound {
+  /** The claim stored for the same scope and key, expired or not; undefined when none is. */
+  readonly stored: StoredClaim | undefined;
+  /** True when a write still under way holds the key (another transaction, or this process). */
+  readonly heldElsewhere: boolean;
+}
+
+/** Everything a stock write is decided from, as the store read it inside its transaction. */
+export interface StockWriteInput {
+  /** The command; its `atMs` is the time the write is decided at. */
+  readonly command: StockCommand;
+  /** The entry of each order's pet, in the orders' order: undefined where no pet has that id. */
+  readonly entries: readonly (InventoryEntry | undefined)[];
+  /** What the store found of the command's claim; undefined for a command without one. */
+  readonly claim: ClaimFound | undefined;
+  /** Ids the store reserved for the changes this write may record, ascending: one per order at least. */
+  readonly changeIds: readonly bigint[];
+}
+
+/**
+ * What a store does with a decided write, all in its one transaction: store each written entry (its
+ * `change.after` at `version`) and record its change, store the claim's outcome when there is one, and
+ * answer `result`. A refused write has no entries; an answer from a claim (replay, reuse, in use) has
+ * neither entries nor a claim to store.
+ */
+export interface StockDecision {
+  readonly result: StockWriteResult;
+  readonly written: readonly WrittenEntry[];
+  readonly claimed: { readonly claim: IdempotencyClaim; readonly outcome: StockOutcome } | undefined;
+}
+
+/**
+ * The answer a claim alone gives, before any entry is looked at: in use while another write holds the
+ * key; nothing (the write goes ahead and stores its own outcome) when no outcome is stored or it
+ * expired at `nowMs`; a refusal when the key was used on another request; else the replay of the first
+ * outcome. The one place that decides these, for every store and for this process's own writes.
+ */
+export function answerFromClaim(
+  found: ClaimFound,
+  claim: IdempotencyClaim,
+  nowMs: number,
+): StockWriteResult | undefined {
+  if (found.heldElsewhere) return fail(KEY_IN_USE);
+  const stored = found.stored;
+  if (stored === undefined || stored.expiresAtMs <= nowMs) return undefined;
+  if (stored.fingerprint !== claim.fingerprint) return fail(KEY_REUSED);
+  return resultOf(stored.outcome, true);
+}
+
+/** The entry an order leaves, or why it is refused. A missing pet comes first, then the version. */
+function judge(order: StockOrder, index: number, current: InventoryEntry | undefined): StockRefusal | InventoryItem {
+  if (current === undefined) return { index, code: 'pet_not_found', petId: order.petId };
+  if (order.ifVersion !== undefined && !order.ifVersion.includes(current.version)) {
+    return { index, code: 'precondition_failed', petId: order.petId, currentVersion: current.version };
+  }
+  switch (order.kind) {
+    case 'set':
+      return withStock(current.item, order.quantity);
+    case 'adjust': {
+      if (!isDelta(order.delta)) throw new RangeError(`delta ${order.delta} is not a valid adjustment`);
+      const { quantity } = current.item;
+      const next = quantity + order.delta;
+      const refused = { index, petId: order.petId, quantity, delta: order.delta };
+      if (next < 0) return { ...refused, code: 'insufficient_stock' };
+      if (!isQuantity(next)) return { ...refused, code: 'quantity_limit_exceeded' };
+      return withStock(current.item, next);
+    }
+  }
+}
+
+/** An order's reason, re-checked: an invalid one is a bug of the edge that let it through. */
+function reasonOf(order: StockOrder): string | null {
+  if (order.reason === undefined) return null;
+  if (!isReason(order.reason)) throw new RangeError('a stock order carries a reason that is not a valid one');
+  return order.reason;
+}
+
+/** A command names one pet at least, each once: two orders of one pet would both judge its stale read. */
+function checkOrders(orders: readonly StockOrder[]): void {
+  if (orders.length === 0) throw new RangeError('a stock command names one pet at least');
+  if (orders.length > 1 && new Set(orders.map((order) => order.petId)).size !== orders.length) {
+    throw new RangeError('a stock command names each pet once');
+  }
+}
+
+const isRefusal = (judged: StockRefusal | InventoryItem): judged is StockRefusal => 'code' in judged;
+
+/**
+ * The one decision of a stock write, for every store and every kind of order. Every order is judged
+ * against its entry as read: a missing pet comes first (a 404 answers before any precondition, as RFC
+ * 9110 section 13.2.2 orders it), then `ifVersion`, then the order's own rule (a set takes its count;
+ * an adjustment must land within 0..QUANTITY_MAX); the status moves by the domain's rule on the result. When any order is refused, nothing is written and every refusal is answered; else
+ * every entry moves to its next version with one change recorded. With a claim, the outcome is stored
+ * for its retries, unless the claim alone answers (see `answerFromClaim`).
+ */
+export function decideStockWrite(input: StockWriteInput): StockDecision {
+  const { command } = input;
+  const claim = command.idempotency;
+  if (claim !== undefined && input.claim !== undefined) {
+    const answer = answerFromClaim(input.claim, claim, command.atMs);
+    if (answer !== undefined) return { result: answer, written: [], claimed: undefined };
+  }
+  checkOrders(command.orders);
+  const refusals: StockRefusal[] = [];
+  const written: WrittenEntry[] = [];
+  command.orders.forEach((order, index) => {
+    const current = input.entries[index];
+    const judged = judge(order, index, current);
+    if (isRefusal(judged)) {
+      refusals.push(judged);
+      return;
+    }
+    const id = input.changeIds[written.length];
+    if (current === undefined || id === undefined) throw new Error('a store must reserve a change id per order');
+    written.push({
+      change: {
+        id,
+        kind: order.kind,
+        before: current.item,
+        after: judged,
+        actor: command.actor,
+        atMs: command.atMs,
+        reason: reasonOf(order),
+      },
+      version: current.version + 1,
+    });
+  });
+  const outcome: StockOutcome =
+    refusals.length > 0 ? { kind: 'refused', refusals } : { kind: 'written', entries: written };
+  return {
+    result: resultOf(outcome, false),
+    written: outcome.kind === 'written' ? written : [],
+    claimed: claim === undefined ? undefined : { claim, outcome },
+  };
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
+import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
+import { systemClock } from '../../src/adapters/system/system-clock.js';
+import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
+import { rateLimitPolicy } from '../../src/domain/plan.js';
+import { quantity } from '../../src/domain/quantity.js';
+import { hasPostgresServer } from '../postgres/postgres-fixture.js';
+import { aPet } from '../support/mothers.js';
+import { type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
+import { type ServiceProcess, startService } from '../support/service-process.js';
+
+/** How many POST requests an instance logged. */
+const postsServed = (instance: ServiceProcess): number =>
+  instance
+    .stdout()
+    .split('\n')
+    .filter((line) => line.includes('"msg":"request"') && line.includes('"method":"POST"')).length;
+
+describe.skipIf(!hasPostgresServer)('adjustments through two instances sharing one PostgreSQL', () => {
+  let postgres: PostgresServer;
+  let key: string;
+  const instances: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    postgres = await startPostgresServer();
+    const url = await postgres.createDatabase();
+    const storage = await openPostgresStorage({ url });
+    try {
+      await storage.pets.addAll([aPet(1, { quantity: quantity(25) })]);
+      const crypto = new NodeKeyCrypto();
+      const issued = await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({
+        plan: 'enterprise',
+        limits: rateLimitPolicy(1_000_000, 100_000_000),
+      });
+      key = issued.key;
+    } finally {
+      await storage.close();
+    }
+    const env = { DATABASE_URL: url, PETSTORE_ENV: 'production' };
+    instances.push(...(await Promise.all([startService(env), startService(env)])));
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.stop()));
+    await postgres?.stop();
+  });
+
+  const call = (instance: ServiceProcess, path: string, init: RequestInit = {}) =>
+    fetch(`${instance.url}/v1${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+    });
+
+  it('takes exactly the stock there is: of 40 adjustments of -1 on 25, 25 are 200 and 15 are 409, with 25 changes', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        call(instances[i % 2] as ServiceProcess, '/inventory/1/adjustments', {
+          method: 'POST',
+          body: '{"delta":-1}',
+        }).then(async (response) => ({ status: response.status, body: await response.text() })),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(25);
+    const refused = answers.filter((a) => a.status === 409);
+    expect(refused).toHaveLength(15);
+    for (const answer of refused) expect(JSON.parse(answer.body)).toMatchObject({ code: 'insufficient_stock' });
+    const [first, second] = instances as [ServiceProcess, ServiceProcess];
+    for (const instance of [first, second]) {
+      // Half the writes went to each instance, and both read the one shared entry.
+      expect(postsServed(instance)).toBe(20);
+      const item = await call(instance, '/inventory/1');
+      expect(await item.json()).toEqual({ petId: 1, quantity: 0, status: 'sold' });
+      expect(item.headers.get('etag')).toBe('"26"');
+    }
+    const history = (await (await call(second, '/inventory/1/changes?limit=1000')).json()) as { kind: string }[];
+    expect(history).toHaveLength(25);
+    expect(history.every((change) => change.kind === 'adjust')).toBe(true);
+  });
+});
