@@ -172,7 +172,12 @@ export async function pipelineWithoutReading(
           else if (!socket.destroyed && socket.write(burst)) setImmediate(pump);
         };
         socket.on('drain', pump);
-        socket.once('close', () => resolve());
+        // A server that stops reading never drains the socket: the deadline ends it all the same.
+        const end = setTimeout(() => socket.destroy(), Math.max(0, deadline - performance.now()));
+        socket.once('close', () => {
+          clearTimeout(end);
+          resolve();
+        });
         pump();
       });
     }
