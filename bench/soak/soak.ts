@@ -44,7 +44,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   try {
     const startedAt = performance.now();
     const now = (): number => performance.now() - startedAt;
-    const over = (): boolean => now() >= options.durationMs;
+    // Set when a fault cannot be injected or recovered from: the load stops too, and the error is thrown.
+    let halted = false;
+    const over = (): boolean => halted || now() >= options.durationMs;
     const samples: RssSample[] = [];
     const sampling = (async () => {
       while (!over()) {
@@ -62,7 +64,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         startedAt,
         until: over,
       }),
-      runFaults(stack, faultSchedule(options.durationMs), now),
+      runFaults(stack, faultSchedule(options.durationMs), now).catch((error: unknown) => {
+        halted = true;
+        throw error;
+      }),
     ]);
     await sampling;
 
