@@ -84,7 +84,7 @@ interface ConnectionQueue {
  * pipelines as soon as it is parsed, before the ones ahead of it are answered, so that a PATCH and the
  * GET behind it race (RFC 9112 9.3.2 allows only safe requests to run in parallel), and a client that
  * pipelines without reading makes the server build answers nobody collects. Here a request starts
- * once the one ahead of it has been written out (its response's `finish`); when the connection closes,
+ * once the one ahead of it has been written out (its response's `close`); when the connection closes,
  * the requests still waiting are dropped unprocessed. A connection with more than `maxWaiting` requests
  * waiting is destroyed, and `onOverrun` told of it: a client that far ahead of its answers is not
  * reading them.
@@ -98,10 +98,9 @@ export function oneRequestAtATime(
 
   const start = (queue: ConnectionQueue, req: IncomingMessage, res: ServerResponse): void => {
     queue.busy = true;
-    let done = false;
-    const next = (): void => {
-      if (done) return;
-      done = true;
+    // A response closes once its answer is handed to the socket (just after `finish`), or when the
+    // connection goes first: either way the one request of this connection is over.
+    res.once('close', () => {
       queue.busy = false;
       const following = queue.waiting.shift();
       if (following === undefined) return;
@@ -110,10 +109,7 @@ export function oneRequestAtATime(
         return;
       }
       start(queue, ...following);
-    };
-    // `finish` once the answer is handed to the socket; `close` alone when the connection went first.
-    res.once('finish', next);
-    res.once('close', next);
+    });
     handler(req, res);
   };
 
