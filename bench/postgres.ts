@@ -60,7 +60,7 @@ export interface PostgresListRow {
  * Fills a new PostgreSQL database like the SQLite one of `preparePetstore`: the same pets, and the same
  * key (its hash), so that one load, with one key, runs against either service.
  */
-async function preparePostgres(url: string, key: string, pets: number): Promise<void> {
+export async function preparePostgres(url: string, key: string, pets: number): Promise<void> {
   const storage = await openPostgresStorage({ url });
   try {
     for (let from = 0; from < pets; from += ADD_CHUNK) {
