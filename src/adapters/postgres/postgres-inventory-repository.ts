@@ -5,6 +5,7 @@ import type { PetStatus } from '../../domain/pet-status.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
+import { SharedRead } from '../shared/shared-read.js';
 import { STAMP } from './inventory-stamp.js';
 import { type PostgresDatabase, prepared } from './postgres-database.js';
 import { writeStock } from './postgres-stock-write.js';
@@ -32,7 +33,18 @@ const entryOfRow = (row: EntryRow): InventoryEntry => ({ item: itemOfRow(row), v
  * decision, and one statement that applies it only if nothing read has moved (see postgres-stock-write.ts).
  */
 export class PostgresInventoryRepository implements InventoryRepository {
-  constructor(private readonly db: PostgresDatabase) {}
+  /**
+   * A GET of the list reads the stamp first: under load, one query answers the GETs that arrive while
+   * the previous one is under way, and each still sees every write committed before it arrived.
+   */
+  private readonly stamps: SharedRead<string>;
+
+  constructor(private readonly db: PostgresDatabase) {
+    this.stamps = new SharedRead(async () => {
+      const [row] = await this.db.rows<[string]>(STAMP);
+      return (row as [string])[0];
+    });
+  }
 
   /**
    * Each chunk is one query that starts after the last id yielded, so no connection or transaction is
@@ -61,10 +73,9 @@ export class PostgresInventoryRepository implements InventoryRepository {
     return row === undefined ? undefined : entryOfRow(row);
   }
 
-  /** See STAMP: exact across instances, and one small query. */
-  async stamp(): Promise<string> {
-    const [row] = await this.db.rows<[string]>(STAMP);
-    return (row as [string])[0];
+  /** See STAMP: exact across instances, and one small query, shared (see `stamps`). */
+  stamp(): Promise<string> {
+    return this.stamps.read();
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
