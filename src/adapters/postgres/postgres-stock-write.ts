@@ -60,9 +60,9 @@ export function writeStock(db: PostgresDatabase, command: StockCommand): Promise
 
 /**
  * The last resort: the rows are locked in one transaction before they are read, so nothing moves them
- * before the write. Two round trips: BEGIN, the locks and the read; then the write and COMMIT. Only a
- * claim stored meanwhile by a writer that did not hold its lock could still move under it (a release
- * of before this shape, during an upgrade): the transaction is then done again.
+ * before the write, and no other write stores the claim while this session holds its lock. Two round
+ * trips: BEGIN, the locks and the read; then the write and COMMIT. A write that does not apply here is
+ * a bug, thrown (the session's connection is then destroyed, and the transaction with it).
  */
 async function underRowLocks(
   session: Queryable,
@@ -70,17 +70,16 @@ async function underRowLocks(
   ids: string,
   holdsClaim: boolean,
 ): Promise<StockWriteResult> {
-  for (;;) {
-    // Sent together, answered together: should one fail, each is awaited, and none goes unheard.
-    const [, , read] = await Promise.all([
-      session.run('BEGIN'),
-      session.run(LOCK_ROWS, [ids]),
-      readFor(session, command, ids, false),
-    ]);
-    const decision = decide(command, read);
-    const [done] = await Promise.all([apply(session, command, decision, read, holdsClaim), session.run('COMMIT')]);
-    if (done) return decision.result;
-  }
+  // Sent together, answered together: should one fail, each is awaited, and none goes unheard.
+  const [, , read] = await Promise.all([
+    session.run('BEGIN'),
+    session.run(LOCK_ROWS, [ids]),
+    readFor(session, command, ids, false),
+  ]);
+  const decision = decide(command, read);
+  const [done] = await Promise.all([apply(session, command, decision, read, holdsClaim), session.run('COMMIT')]);
+  if (!done) throw new Error("a stock write did not apply under its rows' locks");
+  return decision.result;
 }
 
 function decide(command: StockCommand, read: Read): StockDecision {
