@@ -119,4 +119,30 @@ describe.skipIf(!hasPostgresServer)('a stock write over PostgreSQL and its claim
       await storage.close();
     }
   });
+
+  it('keeps every entry of a batch exact through the array parameters: quotes, backslashes, commas, braces, NULL', async () => {
+    const storage = await postgres.storage();
+    try {
+      await storage.pets.addAll([aPet(1), aPet(2), aPet(3)]);
+      const reasons = ['say "hi", {then} \\ go', 'NULL', 'ünïcödé ✓'];
+      const result = await storage.inventory.write({
+        orders: reasons.map((reason, i) => ({
+          kind: 'set',
+          petId: petId(BigInt(i + 1)),
+          quantity: quantity(i),
+          reason,
+        })),
+        actor: 'key_a',
+        atMs: AT,
+      });
+      expect(result).toMatchObject({ ok: true });
+      for (const [i, reason] of reasons.entries()) {
+        expect(await storage.changes.history(petId(BigInt(i + 1)), { limit: 10 })).toMatchObject([
+          { reason, after: { quantity: i } },
+        ]);
+      }
+    } finally {
+      await storage.close();
+    }
+  });
 });
