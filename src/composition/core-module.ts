@@ -23,6 +23,7 @@ export const coreModule = (config: Config) =>
       [
         TOKENS.inventory,
         TOKENS.changes,
+        TOKENS.feed,
         TOKENS.pets,
         TOKENS.orders,
         TOKENS.keys,
@@ -31,9 +32,9 @@ export const coreModule = (config: Config) =>
         TOKENS.keyGenerator,
         TOKENS.keyHasher,
       ],
-      (inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher) =>
+      (inventory, changes, feed, pets, orders, keys, limiter, clock, keyGenerator, keyHasher) =>
         createInventoryCore(
-          { inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher },
+          { inventory, changes, feed, pets, orders, keys, limiter, clock, keyGenerator, keyHasher },
           { idempotencyTtlMs: config.idempotencyTtlMs },
         ),
     );

@@ -37,6 +37,7 @@ import type { KeyGenerator, KeyHasher } from '../application/ports/key-crypto.js
 import type { OrderBook } from '../application/ports/order-book.js';
 import type { PetCatalog } from '../application/ports/pet-catalog.js';
 import type { RateLimiter } from '../application/ports/rate-limiter.js';
+import type { StockChangeFeed } from '../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../application/ports/stock-change-log.js';
 import type { BanPolicy } from '../domain/ban.js';
 import type { Config } from './config.js';
@@ -75,6 +76,7 @@ export const TOKENS = {
   keyHasher: token<KeyHasher>('KeyHasher'),
   inventory: token<InventoryRepository>('InventoryRepository'),
   changes: token<StockChangeLog>('StockChangeLog'),
+  feed: token<StockChangeFeed>('StockChangeFeed'),
   pets: token<PetCatalog>('PetCatalog'),
   orders: token<OrderBook>('OrderBook'),
   keys: token<ApiKeyStore>('ApiKeyStore'),

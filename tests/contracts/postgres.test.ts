@@ -4,6 +4,7 @@ import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
+import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 
 // One real server for the file, a new database for each test: the suites run through the pool, the
@@ -15,6 +16,7 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
     return {
       inventory: storage.inventory,
       changes: storage.changes,
+      feed: storage.feed,
       pets: storage.pets,
       orders: storage.orders,
       keys: storage.keys,
@@ -24,6 +26,7 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
 
   describeInventoryRepositoryContract('postgres', makePostgres);
   describePetCatalogContract('postgres', makePostgres);
+  describeStockChangeFeedContract('postgres', makePostgres);
   describeOrderBookContract('postgres', makePostgres);
   describeApiKeyStoreContract('postgres', makePostgres);
 });

@@ -4,6 +4,7 @@ import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
+import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 
 // A real file per fixture, so the suites run through WAL, fsync and the group commit as a server does.
@@ -15,6 +16,7 @@ const makeSqlite =
     return {
       inventory: storage.inventory,
       changes: storage.changes,
+      feed: storage.feed,
       pets: storage.pets,
       orders: storage.orders,
       keys: storage.keys,
@@ -31,6 +33,7 @@ for (const [adapter, writer] of [
 ] as const) {
   describeInventoryRepositoryContract(adapter, makeSqlite(writer));
   describePetCatalogContract(adapter, makeSqlite(writer));
+  describeStockChangeFeedContract(adapter, makeSqlite(writer));
   describeOrderBookContract(adapter, makeSqlite(writer));
   describeApiKeyStoreContract(adapter, makeSqlite(writer));
 }

@@ -129,6 +129,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER api_key_audit_no_truncate BEFORE TRUNCATE ON api_key_audit
     FOR EACH STATEMENT EXECUTE FUNCTION api_key_audit_refuse_change();
   `,
+  // 4: the change feed (1.2). Each change records the id of the transaction that wrote it, which the
+  // feed orders by and serves only once no transaction below it is still running (see
+  // postgres-stock-change-feed.ts). The changes already recorded get this step's id: all committed.
+  `
+  ALTER TABLE stock_changes ADD COLUMN txid bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint);
+  CREATE INDEX stock_changes_in_commit_order ON stock_changes (txid, id);
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */
