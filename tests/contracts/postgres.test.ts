@@ -6,6 +6,7 @@ import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
 import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
+import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 // One real server for the file, a new database for each test: the suites run through the pool, the
 // transactions and the server's own constraints, as a deployment does.
@@ -17,6 +18,7 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
       inventory: storage.inventory,
       changes: storage.changes,
       feed: storage.feed,
+      webhooks: storage.webhooks,
       pets: storage.pets,
       orders: storage.orders,
       keys: storage.keys,
@@ -27,6 +29,7 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
   describeInventoryRepositoryContract('postgres', makePostgres);
   describePetCatalogContract('postgres', makePostgres);
   describeStockChangeFeedContract('postgres', makePostgres);
+  describeWebhookStoreContract('postgres', makePostgres);
   describeOrderBookContract('postgres', makePostgres);
   describeApiKeyStoreContract('postgres', makePostgres);
 });

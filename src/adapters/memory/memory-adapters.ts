@@ -7,6 +7,7 @@ import { MemoryPetCatalog } from './memory-pet-catalog.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 import { MemoryStockChangeFeed } from './memory-stock-change-feed.js';
 import { MemoryStore } from './memory-store.js';
+import { MemoryWebhookStore } from './memory-webhook-store.js';
 
 /** Every storage port in process memory, sharing one store. */
 export function createMemoryStorage() {
@@ -16,6 +17,7 @@ export function createMemoryStorage() {
     inventory,
     changes: inventory,
     feed: new MemoryStockChangeFeed(store),
+    webhooks: new MemoryWebhookStore(store),
     pets: new MemoryPetCatalog(store),
     orders: new MemoryOrderBook(store),
     keys: new MemoryApiKeyStore(store),

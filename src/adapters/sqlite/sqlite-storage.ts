@@ -3,6 +3,7 @@ import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
+import type { WebhookStore } from '../../application/ports/webhook-store.js';
 import { type CommandQueue, InlineCommandQueue } from './command-queue.js';
 import { fileNamed, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
@@ -12,6 +13,7 @@ import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
 import { SqliteStockChangeFeed } from './sqlite-stock-change-feed.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
+import { SqliteWebhookStore } from './sqlite-webhook-store.js';
 import { StoreRevision } from './store-revision.js';
 import { WatchedCommandQueue, type WriteHealthListener } from './write-health.js';
 import { type WriterThreadLogger, WriterThreadQueue } from './writer-thread-queue.js';
@@ -56,6 +58,7 @@ export interface SqliteStorage {
   readonly inventory: SqliteInventoryRepository;
   readonly changes: StockChangeLog;
   readonly feed: StockChangeFeed;
+  readonly webhooks: WebhookStore;
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
@@ -122,6 +125,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     inventory: new SqliteInventoryRepository(db, petsRevision, writes),
     changes: new SqliteStockChangeLog(db),
     feed: new SqliteStockChangeFeed(db),
+    webhooks: new SqliteWebhookStore(db),
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
     keys: new SqliteApiKeyStore(db),
