@@ -39,6 +39,8 @@ import type { PetCatalog } from '../application/ports/pet-catalog.js';
 import type { RateLimiter } from '../application/ports/rate-limiter.js';
 import type { StockChangeFeed } from '../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../application/ports/stock-change-log.js';
+import type { WebhookStore } from '../application/ports/webhook-store.js';
+import type { WebhookAdmin } from '../application/webhook-core.js';
 import type { BanPolicy } from '../domain/ban.js';
 import type { Config } from './config.js';
 
@@ -77,6 +79,8 @@ export const TOKENS = {
   inventory: token<InventoryRepository>('InventoryRepository'),
   changes: token<StockChangeLog>('StockChangeLog'),
   feed: token<StockChangeFeed>('StockChangeFeed'),
+  webhooks: token<WebhookStore>('WebhookStore'),
+  webhookAdmin: token<WebhookAdmin>('WebhookAdmin'),
   pets: token<PetCatalog>('PetCatalog'),
   orders: token<OrderBook>('OrderBook'),
   keys: token<ApiKeyStore>('ApiKeyStore'),
