@@ -1,4 +1,3 @@
-import { isQuantity } from './quantity.js';
 import type { StockEventType, Subscription } from './stock-event.js';
 
 /** A receiver of stock events, as the admin registered it. Its signing secret is kept apart. */
@@ -14,11 +13,8 @@ export interface WebhookEndpoint extends Subscription {
   readonly createdAtMs: number;
 }
 
-/** Whether `value` can be a low-stock threshold: a quantity (0 to 2,147,483,647). */
-export const isLowStockThreshold = (value: number): boolean => isQuantity(value);
-
 /**
- * When a webhook-id names one event of one change for one endpoint: stable, so every retry (by this
+ * The webhook-id of one event of one change for one endpoint: stable, so every retry (by this
  * instance or another, before or after a restart) carries the same one, and a receiver deduplicates
  * on it.
  */
