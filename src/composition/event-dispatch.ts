@@ -68,7 +68,9 @@ export function startEventDispatch(
     let busy = false;
     try {
       const round = await deliver.execute(DELIVERY_CONCURRENCY - underWay.size);
-      busy = round.routed > 0;
+      // Another round at once only when a full batch was routed (more is waiting): under a steady stream
+      // of writes, routing then runs once a poll, not without pause.
+      busy = round.routed >= DEFAULT_DELIVERY_OPTIONS.routeBatch;
       for (const attempt of round.attempts) {
         const tracked = attempt
           .catch((err: unknown) =>

@@ -41,6 +41,8 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly leaseNow: Transaction<(nowMs: number, max: number, leaseMs: number) => LeasedDelivery[]>;
   private readonly settleNow: Transaction<(delivery: LeasedDelivery, settlement: Settlement) => void>;
   private readonly depth: Statement<[], [bigint, bigint | null]>;
+  private readonly anyQueued: Statement<[], bigint>;
+  private readonly anyPending: Statement<[], bigint>;
 
   constructor(db: Database) {
     this.insertEndpoint = db.prepare(
@@ -61,6 +63,10 @@ export class SqliteWebhookStore implements WebhookStore {
          WHERE a.endpoint_id = ? ORDER BY a.seq DESC LIMIT ?`,
       )
       .raw();
+    this.anyQueued = db.prepare<[], bigint>('SELECT 1 FROM event_outbox LIMIT 1').pluck();
+    this.anyPending = db
+      .prepare<[], bigint>("SELECT 1 FROM webhook_deliveries WHERE state = 'pending' LIMIT 1")
+      .pluck();
     this.routeNow = this.routing(db);
     this.leaseNow = this.leasing(db);
     this.settleNow = this.settling(db);
@@ -167,12 +173,13 @@ export class SqliteWebhookStore implements WebhookStore {
     return this.recentAttempts.all(endpointId, limit).map(attemptOfRow);
   }
 
+  // Each looks first without the write lock: an idle round must not wait for the stock writer's lock.
   async route(max: number): Promise<number> {
-    return this.routeNow.immediate(max);
+    return this.anyQueued.get() === undefined ? 0 : this.routeNow.immediate(max);
   }
 
   async lease(nowMs: number, max: number, leaseMs: number): Promise<readonly LeasedDelivery[]> {
-    return this.leaseNow.immediate(nowMs, max, leaseMs);
+    return this.anyPending.get() === undefined ? [] : this.leaseNow.immediate(nowMs, max, leaseMs);
   }
 
   async settle(delivery: LeasedDelivery, settlement: Settlement): Promise<void> {
