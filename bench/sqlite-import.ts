@@ -12,8 +12,11 @@ import { runAdminCli } from '../src/adapters/cli/admin-cli.js';
 import { MemoryRateLimiter } from '../src/adapters/memory/memory-rate-limiter.js';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
+import { NodeWebhookSecrets } from '../src/adapters/system/node-webhook-secrets.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';
+import { webhookUrlCheck } from '../src/adapters/webhooks/webhook-url-policy.js';
 import { createInventoryCore } from '../src/application/inventory-core.js';
+import { createWebhookAdmin } from '../src/application/webhook-core.js';
 import { benchPet } from './petstore.js';
 import { procStatusBytes } from './server-process.js';
 
@@ -71,7 +74,16 @@ async function cliImport(path: string, file: string): Promise<void> {
   const storage = openSqliteStorage({ path });
   const crypto = new NodeKeyCrypto();
   const ports = { ...storage, limiter: new MemoryRateLimiter(systemClock), keyGenerator: crypto, keyHasher: crypto };
-  const deps = { ...createInventoryCore({ ...ports, clock: systemClock }), clock: systemClock };
+  const deps = {
+    ...createInventoryCore({ ...ports, clock: systemClock }),
+    clock: systemClock,
+    webhooks: createWebhookAdmin({
+      webhooks: storage.webhooks,
+      clock: systemClock,
+      secrets: new NodeWebhookSecrets(),
+      checkUrl: webhookUrlCheck(false),
+    }),
+  };
   await report(async () => {
     const code = await runAdminCli(['pets', 'import', file], deps, { stdout: () => {}, stderr: () => {} });
     await storage.close();

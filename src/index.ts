@@ -27,7 +27,9 @@ export { MemoryInventoryRepository } from './adapters/memory/memory-inventory-re
 export { MemoryOrderBook } from './adapters/memory/memory-order-book.js';
 export { MemoryPetCatalog } from './adapters/memory/memory-pet-catalog.js';
 export { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
+export { MemoryStockChangeFeed } from './adapters/memory/memory-stock-change-feed.js';
 export { MemoryStore } from './adapters/memory/memory-store.js';
+export { MemoryWebhookStore } from './adapters/memory/memory-webhook-store.js';
 export type { RedisClientOptions, RedisClusterNode } from './adapters/redis/redis-client.js';
 export { createRedisClient, createRedisClusterClient } from './adapters/redis/redis-client.js';
 export type { RedisRateLimiterOptions } from './adapters/redis/redis-rate-limiter.js';
@@ -41,7 +43,10 @@ export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqli
 export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
 export type { WriterThreadLogger } from './adapters/sqlite/writer-thread-queue.js';
 export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
+export { NodeWebhookSecrets } from './adapters/system/node-webhook-secrets.js';
 export { systemClock } from './adapters/system/system-clock.js';
+export { StandardWebhookSender, WEBHOOK_TIMEOUT_MS } from './adapters/webhooks/standard-webhook-sender.js';
+export { forbiddenAddress, webhookUrlCheck } from './adapters/webhooks/webhook-url-policy.js';
 // Application: ports, use cases, and the core built from them.
 export type { InventoryCore, InventoryCoreOptions, InventoryPorts } from './application/inventory-core.js';
 export { createInventoryCore } from './application/inventory-core.js';
@@ -58,7 +63,23 @@ export type {
   RateLimiterUnavailable,
   RateLimitPeek,
 } from './application/ports/rate-limiter.js';
+export type { FeedEntry, StockChangeFeed } from './application/ports/stock-change-feed.js';
 export type { StockChangeLog, StockChangePage } from './application/ports/stock-change-log.js';
+export type {
+  WebhookAnswer,
+  WebhookMessage,
+  WebhookSecrets,
+  WebhookSender,
+  WebhookUrlCheck,
+} from './application/ports/webhook-delivery.js';
+export type {
+  DeliveryAttempt,
+  LeasedDelivery,
+  NewWebhookEndpoint,
+  OutboxStats,
+  Settlement,
+  WebhookStore,
+} from './application/ports/webhook-store.js';
 export type { StockCommandOptions, StockWriteRequest } from './application/stock-command-runner.js';
 export { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './application/stock-command-runner.js';
 export { AddPets } from './application/use-cases/add-pets.js';
@@ -66,6 +87,8 @@ export type { AdjustStockInput } from './application/use-cases/adjust-stock.js';
 export { AdjustStock } from './application/use-cases/adjust-stock.js';
 export { AdmitRequest } from './application/use-cases/admit-request.js';
 export { Authenticate } from './application/use-cases/authenticate.js';
+export type { AttemptOutcome, DeliveryOptions, DeliveryRound } from './application/use-cases/deliver-stock-events.js';
+export { DEFAULT_DELIVERY_OPTIONS, DeliverStockEvents } from './application/use-cases/deliver-stock-events.js';
 export { ExportPets } from './application/use-cases/export-pets.js';
 export { FORGET_BATCH, ForgetExpiredOutcomes } from './application/use-cases/forget-expired-outcomes.js';
 export { GetApiKey } from './application/use-cases/get-api-key.js';
@@ -75,6 +98,8 @@ export { GetRateLimit } from './application/use-cases/get-rate-limit.js';
 export { ImportOrders } from './application/use-cases/import-orders.js';
 export type { ExpiryChoice, IssueApiKeyInput, IssuedKey } from './application/use-cases/issue-api-key.js';
 export { IssueApiKey, SYSTEM_ACTOR } from './application/use-cases/issue-api-key.js';
+export type { ListAllStockChangesInput } from './application/use-cases/list-all-stock-changes.js';
+export { ListAllStockChanges } from './application/use-cases/list-all-stock-changes.js';
 export { ListApiKeys } from './application/use-cases/list-api-keys.js';
 export { ListInventory } from './application/use-cases/list-inventory.js';
 export { KEY_AUDIT_LIMIT_MAX, ListKeyAudit } from './application/use-cases/list-key-audit.js';
@@ -93,6 +118,8 @@ export type {
 export { UpdateStock, writeOnePet } from './application/use-cases/update-stock.js';
 export type { UpdateStockBatchInput } from './application/use-cases/update-stock-batch.js';
 export { UpdateStockBatch } from './application/use-cases/update-stock-batch.js';
+export type { WebhookAdmin, WebhookPorts } from './application/webhook-core.js';
+export { createWebhookAdmin } from './application/webhook-core.js';
 // Domain: values, rules and the shapes of records.
 export type {
   ApiKeyRecord,
@@ -119,6 +146,8 @@ export type { BanPolicy, BanState } from './domain/ban.js';
 export { banPolicy, DEFAULT_BAN_POLICY } from './domain/ban.js';
 export { integerInRange, integerOfDecimal } from './domain/decimal-integer.js';
 export type { DomainError, DomainErrorCode } from './domain/errors.js';
+export type { FeedPosition } from './domain/feed-cursor.js';
+export { FEED_START, feedCursor, parseFeedCursor } from './domain/feed-cursor.js';
 export type { InventoryItem } from './domain/inventory-item.js';
 export { inventoryItem, statusAfterStockChange, withStock } from './domain/inventory-item.js';
 export type { Order, OrderStatus } from './domain/order.js';
@@ -149,6 +178,8 @@ export type { RateLimitStanding, WindowStanding } from './domain/rate-limit-stan
 export { headlineOf, standingOf } from './domain/rate-limit-standing.js';
 export type { Result } from './domain/result.js';
 export { fail, ok } from './domain/result.js';
+export type { AttemptVerdict, RetrySchedule } from './domain/retry-schedule.js';
+export { DEFAULT_RETRY_SCHEDULE, retryDelayMs, verdictOf } from './domain/retry-schedule.js';
 export type { WindowCounter, WindowSpec } from './domain/sliding-window.js';
 export { DAY_WINDOW, MINUTE_WINDOW } from './domain/sliding-window.js';
 export type { StockChange } from './domain/stock-change.js';
@@ -163,6 +194,8 @@ export type {
 export { isDelta } from './domain/stock-command.js';
 export type { ClaimFound, StockDecision, StockWriteInput, StoredClaim } from './domain/stock-decision.js';
 export { answerFromClaim, decideStockWrite } from './domain/stock-decision.js';
+export type { StockEventType, Subscription } from './domain/stock-event.js';
+export { eventsOf, STOCK_EVENT_TYPES } from './domain/stock-event.js';
 export type {
   CommittedStock,
   StockOutcome,
@@ -173,3 +206,5 @@ export type {
 } from './domain/stock-outcome.js';
 export type { InventoryEntry } from './domain/stock-write.js';
 export { FIRST_VERSION } from './domain/stock-write.js';
+export type { WebhookEndpoint } from './domain/webhook-endpoint.js';
+export { deliveryIdOf } from './domain/webhook-endpoint.js';

@@ -10,6 +10,7 @@ import { limiterModulesOf, limiterNameOf, storageModuleOf } from './composition/
 import { type Config, ConfigError, readConfig } from './composition/config.js';
 import { buildContainer, closeables, resolve } from './composition/container.js';
 import { seedDevelopment } from './composition/development-seed.js';
+import { startEventDispatch } from './composition/event-dispatch.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
 import { listen } from './composition/http-server.js';
 import { httpMetricsOf, listenForMetrics, metricsModule } from './composition/metrics-module.js';
@@ -79,6 +80,24 @@ async function serve(config: Config): Promise<void> {
   });
   readiness.ready = true;
   const stopPurge = startOutcomePurge(core, logger);
+  const webhooks = resolve(container, TOKENS.webhooks);
+  const clock = resolve(container, TOKENS.clock);
+  const dispatch = startEventDispatch(
+    {
+      webhooks,
+      clock,
+      logger,
+      ...(metrics === undefined
+        ? {}
+        : {
+            onAttempt: metrics.watchEvents(
+              () => webhooks.stats(),
+              () => clock.nowMs(),
+            ),
+          }),
+    },
+    config,
+  );
   const limiter = limiterNameOf(config);
   const db = config.databaseUrl === undefined ? config.dbPath : describeUrl(config.databaseUrl);
   logger.info({ url: `${running.url}/v1`, env: config.env, db, limiter }, 'listening');
@@ -91,6 +110,7 @@ async function serve(config: Config): Promise<void> {
     await running.drain();
     await metricsServer?.drain();
     stopPurge();
+    await dispatch.stop();
     for (const c of [...closeables(container)].reverse()) await c.close();
     logger.info({}, 'stopped');
     await endLog(destination, config.drainTimeoutMs);
@@ -122,7 +142,11 @@ async function admin(argv: readonly string[], config: Config): Promise<number> {
   const logger = pino({ level: 'silent' });
   const container = buildContainer(config, logger, { storage: await storageModuleOf(config, logger, 'inline') });
   try {
-    return await runAdminCli(argv, { ...resolve(container, TOKENS.core), clock: resolve(container, TOKENS.clock) });
+    return await runAdminCli(argv, {
+      ...resolve(container, TOKENS.core),
+      clock: resolve(container, TOKENS.clock),
+      webhooks: resolve(container, TOKENS.webhookAdmin),
+    });
   } finally {
     for (const c of closeables(container)) await c.close();
   }

@@ -5,6 +5,7 @@ import type { KeyGenerator, KeyHasher } from './ports/key-crypto.js';
 import type { OrderBook } from './ports/order-book.js';
 import type { PetCatalog } from './ports/pet-catalog.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
+import type { StockChangeFeed } from './ports/stock-change-feed.js';
 import type { StockChangeLog } from './ports/stock-change-log.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './stock-command-runner.js';
 import { AddPets } from './use-cases/add-pets.js';
@@ -19,6 +20,7 @@ import { GetPet } from './use-cases/get-pet.js';
 import { GetRateLimit } from './use-cases/get-rate-limit.js';
 import { ImportOrders } from './use-cases/import-orders.js';
 import { IssueApiKey } from './use-cases/issue-api-key.js';
+import { ListAllStockChanges } from './use-cases/list-all-stock-changes.js';
 import { ListApiKeys } from './use-cases/list-api-keys.js';
 import { ListInventory } from './use-cases/list-inventory.js';
 import { ListKeyAudit } from './use-cases/list-key-audit.js';
@@ -34,6 +36,7 @@ import { UpdateStockBatch } from './use-cases/update-stock-batch.js';
 export interface InventoryPorts {
   readonly inventory: InventoryRepository;
   readonly changes: StockChangeLog;
+  readonly feed: StockChangeFeed;
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
@@ -57,6 +60,7 @@ export interface InventoryCore {
   readonly adjustStock: AdjustStock;
   readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
+  readonly listAllStockChanges: ListAllStockChanges;
   readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
   readonly authenticate: Authenticate;
   readonly admitRequest: AdmitRequest;
@@ -90,6 +94,7 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     adjustStock: new AdjustStock(stockWrites),
     updateStockBatch: new UpdateStockBatch(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
+    listAllStockChanges: new ListAllStockChanges(ports.feed),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
     authenticate: new Authenticate(ports.keys, ports.keyHasher, ports.clock),
     admitRequest: new AdmitRequest(ports.limiter),

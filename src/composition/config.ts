@@ -46,6 +46,15 @@ export interface Config {
   readonly metricsPort: number | undefined;
   /** Traces exported as OTLP over HTTP to this collector (OTEL_EXPORTER_OTLP_ENDPOINT); absent: no tracing. */
   readonly tracing: { readonly endpoint: string } | undefined;
+  /** Webhook endpoints and their delivery (see docs/operations.md, "Webhooks"). */
+  readonly webhooks: {
+    /** Lets endpoints be http, and inside the network (PETSTORE_WEBHOOK_ALLOW_PRIVATE): tests, a local receiver. */
+    readonly allowPrivate: boolean;
+    /** How often an idle dispatcher looks for events to deliver. */
+    readonly pollMs: number;
+    /** The wait after a first failed attempt; each further failure doubles it, up to an hour. */
+    readonly retryFirstDelayMs: number;
+  };
 }
 
 /** A configuration value the service cannot start with; names the variable. */
@@ -162,6 +171,9 @@ const EnvSchema = v.object({
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   PETSTORE_METRICS: v.optional(v.picklist(['on', 'off']), 'on'),
   PETSTORE_METRICS_PORT: v.optional(integer(0, 65_535)),
+  PETSTORE_WEBHOOK_ALLOW_PRIVATE: v.optional(v.picklist(['true', 'false']), 'false'),
+  PETSTORE_WEBHOOK_POLL_MS: v.optional(integer(10, 60_000), '1000'),
+  PETSTORE_WEBHOOK_RETRY_FIRST_MS: v.optional(integer(1, 3_600_000), '5000'),
   OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(
     v.pipe(
       v.string(),
@@ -256,5 +268,10 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     metrics: e.PETSTORE_METRICS === 'on',
     metricsPort: e.PETSTORE_METRICS_PORT,
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? undefined : { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT },
+    webhooks: {
+      allowPrivate: e.PETSTORE_WEBHOOK_ALLOW_PRIVATE === 'true',
+      pollMs: e.PETSTORE_WEBHOOK_POLL_MS,
+      retryFirstDelayMs: e.PETSTORE_WEBHOOK_RETRY_FIRST_MS,
+    },
   };
 }

@@ -1,12 +1,18 @@
 import { ContainerModule } from 'inversify';
 import { NodeKeyCrypto } from '../adapters/system/node-key-crypto.js';
+import { NodeWebhookSecrets } from '../adapters/system/node-webhook-secrets.js';
 import { systemClock } from '../adapters/system/system-clock.js';
+import { webhookUrlCheck } from '../adapters/webhooks/webhook-url-policy.js';
 import { createInventoryCore } from '../application/inventory-core.js';
+import { createWebhookAdmin } from '../application/webhook-core.js';
 import { banPolicy } from '../domain/ban.js';
 import type { Config } from './config.js';
 import { bindResolved, id, NO_INSTRUMENTATION, TOKENS } from './tokens.js';
 
-/** The machine's clock and CSPRNG, no instrumentation, the ban policy from configuration, and every use case. */
+/**
+ * The machine's clock and CSPRNG, no instrumentation, the ban policy from configuration, every use case,
+ * and the webhook admin's.
+ */
 export const coreModule = (config: Config) =>
   new ContainerModule((options) => {
     const { bind } = options;
@@ -23,6 +29,7 @@ export const coreModule = (config: Config) =>
       [
         TOKENS.inventory,
         TOKENS.changes,
+        TOKENS.feed,
         TOKENS.pets,
         TOKENS.orders,
         TOKENS.keys,
@@ -31,10 +38,18 @@ export const coreModule = (config: Config) =>
         TOKENS.keyGenerator,
         TOKENS.keyHasher,
       ],
-      (inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher) =>
+      (inventory, changes, feed, pets, orders, keys, limiter, clock, keyGenerator, keyHasher) =>
         createInventoryCore(
-          { inventory, changes, pets, orders, keys, limiter, clock, keyGenerator, keyHasher },
+          { inventory, changes, feed, pets, orders, keys, limiter, clock, keyGenerator, keyHasher },
           { idempotencyTtlMs: config.idempotencyTtlMs },
         ),
+    );
+    bindResolved(options, TOKENS.webhookAdmin, [TOKENS.webhooks, TOKENS.clock], (webhooks, clock) =>
+      createWebhookAdmin({
+        webhooks,
+        clock,
+        secrets: new NodeWebhookSecrets(),
+        checkUrl: webhookUrlCheck(config.webhooks.allowPrivate),
+      }),
     );
   });

@@ -9,6 +9,8 @@ export const memoryStorageModule = () =>
     const storage = createMemoryStorage();
     bind(id(TOKENS.inventory)).toConstantValue(storage.inventory);
     bind(id(TOKENS.changes)).toConstantValue(storage.changes);
+    bind(id(TOKENS.feed)).toConstantValue(storage.feed);
+    bind(id(TOKENS.webhooks)).toConstantValue(storage.webhooks);
     bind(id(TOKENS.pets)).toConstantValue(storage.pets);
     bind(id(TOKENS.orders)).toConstantValue(storage.orders);
     bind(id(TOKENS.keys)).toConstantValue(storage.keys);

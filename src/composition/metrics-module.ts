@@ -12,6 +12,8 @@ import { type Instrumentation, id, TOKENS, type Token } from './tokens.js';
 export const STORAGE_PORTS: readonly (readonly [string, Token<object>])[] = [
   ['inventory', TOKENS.inventory],
   ['changes', TOKENS.changes],
+  ['feed', TOKENS.feed],
+  ['webhooks', TOKENS.webhooks],
   ['pets', TOKENS.pets],
   ['orders', TOKENS.orders],
   ['keys', TOKENS.keys],

@@ -28,6 +28,8 @@ export async function postgresStorageModule(
     const { bind } = options;
     bind(id(TOKENS.inventory)).toConstantValue(storage.inventory);
     bind(id(TOKENS.changes)).toConstantValue(storage.changes);
+    bind(id(TOKENS.feed)).toConstantValue(storage.feed);
+    bind(id(TOKENS.webhooks)).toConstantValue(storage.webhooks);
     bind(id(TOKENS.pets)).toConstantValue(storage.pets);
     bind(id(TOKENS.orders)).toConstantValue(storage.orders);
     // The store reads every key from PostgreSQL; the cache spares a read per request, and a key revoked

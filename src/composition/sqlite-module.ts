@@ -31,6 +31,8 @@ export const sqliteStorageModule = (config: Config, writer: 'inline' | 'worker')
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);
+    bindResolved(options, TOKENS.feed, [SQLITE], (s) => s.feed);
+    bindResolved(options, TOKENS.webhooks, [SQLITE], (s) => s.webhooks);
     bindResolved(options, TOKENS.pets, [SQLITE], (s) => s.pets);
     bindResolved(options, TOKENS.orders, [SQLITE], (s) => s.orders);
     // Every request looks its key up: the cache spares a read each, and a revocation through another

@@ -37,7 +37,10 @@ import type { KeyGenerator, KeyHasher } from '../application/ports/key-crypto.js
 import type { OrderBook } from '../application/ports/order-book.js';
 import type { PetCatalog } from '../application/ports/pet-catalog.js';
 import type { RateLimiter } from '../application/ports/rate-limiter.js';
+import type { StockChangeFeed } from '../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../application/ports/stock-change-log.js';
+import type { WebhookStore } from '../application/ports/webhook-store.js';
+import type { WebhookAdmin } from '../application/webhook-core.js';
 import type { BanPolicy } from '../domain/ban.js';
 import type { Config } from './config.js';
 
@@ -75,6 +78,9 @@ export const TOKENS = {
   keyHasher: token<KeyHasher>('KeyHasher'),
   inventory: token<InventoryRepository>('InventoryRepository'),
   changes: token<StockChangeLog>('StockChangeLog'),
+  feed: token<StockChangeFeed>('StockChangeFeed'),
+  webhooks: token<WebhookStore>('WebhookStore'),
+  webhookAdmin: token<WebhookAdmin>('WebhookAdmin'),
   pets: token<PetCatalog>('PetCatalog'),
   orders: token<OrderBook>('OrderBook'),
   keys: token<ApiKeyStore>('ApiKeyStore'),

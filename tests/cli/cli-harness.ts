@@ -9,6 +9,7 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore } from '../../src/application/inventory-core.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { webhookAdminOf } from '../support/webhook-admin.js';
 
 /** What one run of the CLI did. */
 export interface CliRun {
@@ -57,7 +58,7 @@ export async function cliHarness(): Promise<CliHarness> {
   const crypto = new NodeKeyCrypto();
   const limiter = new MemoryRateLimiter(clock);
   const core = createInventoryCore({ ...storage, limiter, clock, keyGenerator: crypto, keyHasher: crypto });
-  const deps: AdminCliDeps = { ...core, clock };
+  const deps: AdminCliDeps = { ...core, clock, webhooks: webhookAdminOf(storage.webhooks, clock) };
   return {
     storage,
     clock,

@@ -7,7 +7,9 @@ import { describeInventoryRepositoryContract } from './inventory-repository.cont
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
 import { describeRateLimiterContract } from './rate-limiter.contract.js';
+import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
+import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 const makeMemory: MakeStorage = async () => ({
   ...createMemoryAdapters(new ManualClock()),
@@ -16,6 +18,8 @@ const makeMemory: MakeStorage = async () => ({
 
 describeInventoryRepositoryContract('memory', makeMemory);
 describePetCatalogContract('memory', makeMemory);
+describeStockChangeFeedContract('memory', makeMemory);
+describeWebhookStoreContract('memory', makeMemory);
 describeOrderBookContract('memory', makeMemory);
 describeApiKeyStoreContract('memory', makeMemory);
 // The cache in front of a store must keep the store's contract (its revocations seen at once).

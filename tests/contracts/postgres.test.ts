@@ -4,7 +4,9 @@ import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
+import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
+import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 // One real server for the file, a new database for each test: the suites run through the pool, the
 // transactions and the server's own constraints, as a deployment does.
@@ -15,6 +17,8 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
     return {
       inventory: storage.inventory,
       changes: storage.changes,
+      feed: storage.feed,
+      webhooks: storage.webhooks,
       pets: storage.pets,
       orders: storage.orders,
       keys: storage.keys,
@@ -24,6 +28,8 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
 
   describeInventoryRepositoryContract('postgres', makePostgres);
   describePetCatalogContract('postgres', makePostgres);
+  describeStockChangeFeedContract('postgres', makePostgres);
+  describeWebhookStoreContract('postgres', makePostgres);
   describeOrderBookContract('postgres', makePostgres);
   describeApiKeyStoreContract('postgres', makePostgres);
 });

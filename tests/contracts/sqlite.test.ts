@@ -4,7 +4,9 @@ import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
+import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
+import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 // A real file per fixture, so the suites run through WAL, fsync and the group commit as a server does.
 const makeSqlite =
@@ -15,6 +17,8 @@ const makeSqlite =
     return {
       inventory: storage.inventory,
       changes: storage.changes,
+      feed: storage.feed,
+      webhooks: storage.webhooks,
       pets: storage.pets,
       orders: storage.orders,
       keys: storage.keys,
@@ -31,6 +35,8 @@ for (const [adapter, writer] of [
 ] as const) {
   describeInventoryRepositoryContract(adapter, makeSqlite(writer));
   describePetCatalogContract(adapter, makeSqlite(writer));
+  describeStockChangeFeedContract(adapter, makeSqlite(writer));
+  describeWebhookStoreContract(adapter, makeSqlite(writer));
   describeOrderBookContract(adapter, makeSqlite(writer));
   describeApiKeyStoreContract(adapter, makeSqlite(writer));
 }

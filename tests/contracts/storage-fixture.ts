@@ -2,13 +2,17 @@ import type { ApiKeyStore } from '../../src/application/ports/api-key-store.js';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { OrderBook } from '../../src/application/ports/order-book.js';
 import type { PetCatalog } from '../../src/application/ports/pet-catalog.js';
+import type { StockChangeFeed } from '../../src/application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../../src/application/ports/stock-change-log.js';
+import type { WebhookStore } from '../../src/application/ports/webhook-store.js';
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
 
 /** The storage ports of one adapter, sharing one store, as the composition root wires them. */
 export interface StorageFixture {
   readonly inventory: InventoryRepository;
   readonly changes: StockChangeLog;
+  readonly feed: StockChangeFeed;
+  readonly webhooks: WebhookStore;
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;

@@ -11,6 +11,7 @@ import { aPet } from '../support/mothers.js';
 import { type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
 import { type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { runPetstore, type ServiceProcess, startService } from '../support/service-process.js';
+import { webhookAdminOf } from '../support/webhook-admin.js';
 
 interface Answer {
   readonly status: number;
@@ -59,7 +60,11 @@ describe.skipIf(!hasPostgresServer || !hasRedisServer)(
       };
       const code = await runAdminCli(
         argv,
-        { ...createInventoryCore({ ...ports, clock: systemClock }), clock: systemClock },
+        {
+          ...createInventoryCore({ ...ports, clock: systemClock }),
+          clock: systemClock,
+          webhooks: webhookAdminOf(ports.webhooks, systemClock),
+        },
         io,
       );
       if (code !== 0) throw new Error(`${argv.join(' ')} exited with ${code}: ${stderr}`);

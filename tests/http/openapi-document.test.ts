@@ -13,6 +13,7 @@ const at = (node: unknown, ...path: string[]): unknown =>
 const OPERATIONS: readonly [string, string, string][] = [
   ['/inventory', 'get', 'listInventory'],
   ['/inventory/batch', 'post', 'batchUpdateInventory'],
+  ['/inventory/changes', 'get', 'listAllStockChanges'],
   ['/inventory/{petId}', 'get', 'getInventoryItem'],
   ['/inventory/{petId}', 'patch', 'updateInventory'],
   ['/inventory/{petId}/adjustments', 'post', 'adjustInventory'],
@@ -227,5 +228,21 @@ describe('GET /v1/openapi.json', () => {
   it('still serves the document when the key sent is not valid', async () => {
     const response = await fx.call('/v1/openapi.json', { headers: { authorization: 'Bearer psk_nope' } });
     expect(response.status).toBe(200);
+  });
+});
+
+describe('the webhooks of the OpenAPI document', () => {
+  it('describes each event type as an OpenAPI 3.1 webhook whose body is the StockEvent', () => {
+    for (const type of [
+      'inventory.updated',
+      'inventory.low_stock',
+      'inventory.out_of_stock',
+      'inventory.back_in_stock',
+    ]) {
+      expect(at(DOCUMENT, 'webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')).toEqual({
+        $ref: '#/components/schemas/StockEvent',
+      });
+    }
+    expect(at(DOCUMENT, 'components', 'schemas', 'StockEvent', 'properties', 'data', 'required')).toContain('changeId');
   });
 });

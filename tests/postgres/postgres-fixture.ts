@@ -17,7 +17,8 @@ async function empty(url: string): Promise<void> {
   try {
     await client.query(`BEGIN;
       ALTER TABLE api_key_audit DISABLE TRIGGER api_key_audit_no_truncate;
-      TRUNCATE pets, stock_changes, idempotency_records, orders, api_keys, api_key_audit RESTART IDENTITY CASCADE;
+      TRUNCATE pets, stock_changes, idempotency_records, orders, api_keys, api_key_audit, webhook_endpoints
+        RESTART IDENTITY CASCADE;
       ALTER TABLE api_key_audit ENABLE TRIGGER api_key_audit_no_truncate;
       COMMIT`);
   } finally {

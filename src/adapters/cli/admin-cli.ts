@@ -5,6 +5,7 @@ import { keysCreate, keysList, keysRevoke } from './key-commands.js';
 import { keysAudit, keysExpire, keysRoll, keysShow } from './key-lifecycle-commands.js';
 import { Progress } from './progress.js';
 import { ordersImport, petsAdd, petsExport, petsImport } from './store-commands.js';
+import { webhooksAdd, webhooksDeliveries, webhooksEnable, webhooksList, webhooksRemove } from './webhook-commands.js';
 
 export type { AdminCliDeps } from './admin-command.js';
 
@@ -38,8 +39,13 @@ const COMMANDS: readonly AdminCommand[] = [
   petsImport,
   petsExport,
   ordersImport,
+  webhooksAdd,
+  webhooksList,
+  webhooksRemove,
+  webhooksEnable,
+  webhooksDeliveries,
 ];
-const GROUPS = ['keys', 'pets', 'orders'] as const;
+const GROUPS = ['keys', 'pets', 'orders', 'webhooks'] as const;
 const HELP_WORDS = ['--help', '-h', 'help'];
 
 const TOP_HELP = `Usage: petstore <command> [options]

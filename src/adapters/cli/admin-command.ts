@@ -9,6 +9,7 @@ import type { ListKeyAudit } from '../../application/use-cases/list-key-audit.js
 import type { RevokeApiKey } from '../../application/use-cases/revoke-api-key.js';
 import type { RollApiKey } from '../../application/use-cases/roll-api-key.js';
 import type { SetKeyExpiry } from '../../application/use-cases/set-key-expiry.js';
+import type { WebhookAdmin } from '../../application/webhook-core.js';
 import type { Result } from '../../domain/result.js';
 import type { CommandLine } from './command-line.js';
 import type { Progress } from './progress.js';
@@ -26,6 +27,7 @@ export interface AdminCliDeps {
   readonly addPets: AddPets;
   readonly importOrders: ImportOrders;
   readonly exportPets: ExportPets;
+  readonly webhooks: WebhookAdmin;
 }
 
 /** What a command that succeeded prints: its result for stdout, and a note for a person on stderr. */

@@ -58,6 +58,7 @@ export type HttpUseCases = Pick<
   | 'adjustStock'
   | 'updateStockBatch'
   | 'listStockChanges'
+  | 'listAllStockChanges'
   | 'authenticate'
   | 'admitRequest'
   | 'getRateLimit'

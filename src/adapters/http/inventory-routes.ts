@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { InventoryQuery } from '../../application/ports/inventory-repository.js';
 import type { AdjustStock } from '../../application/use-cases/adjust-stock.js';
 import type { GetInventoryItem } from '../../application/use-cases/get-inventory-item.js';
+import type { ListAllStockChanges } from '../../application/use-cases/list-all-stock-changes.js';
 import type { ListInventory } from '../../application/use-cases/list-inventory.js';
 import type { ListStockChanges } from '../../application/use-cases/list-stock-changes.js';
 import type { UpdateStock } from '../../application/use-cases/update-stock.js';
@@ -9,6 +10,7 @@ import type { UpdateStockBatch } from '../../application/use-cases/update-stock-
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import { API_BASE_PATH } from './api-guard.js';
 import { batchUpdateInventory } from './batch-inventory-route.js';
+import { FEED_PATH, listAllStockChanges } from './change-feed-route.js';
 import { listTag, noneMatchNames, versionTag } from './entity-tags.js';
 import { sendError } from './error-response.js';
 import { NOT_MODIFIED_STATUS } from './error-table.js';
@@ -38,6 +40,7 @@ export interface InventoryRouteDeps {
   readonly adjustStock: AdjustStock;
   readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
+  readonly listAllStockChanges: ListAllStockChanges;
   /** The store's own JSON of long lists, when it writes it (see InventoryJsonSource). */
   readonly inventoryJson?: InventoryJsonSource | undefined;
 }
@@ -120,7 +123,7 @@ function getInventoryItem(useCase: GetInventoryItem): RouteMiddleware {
 
 /**
  * listInventory, getInventoryItem, updateInventory (experimental), adjustInventory, batchUpdateInventory
- * and listStockChanges.
+ * listStockChanges and listAllStockChanges.
  */
 export function addInventoryRoutes(
   router: Router<HttpState, RoutedContext>,
@@ -128,6 +131,8 @@ export function addInventoryRoutes(
   options: InventoryRouteOptions,
 ): void {
   router.get(`${API_BASE_PATH}/inventory`, listInventory(deps));
+  // Before the pet's route, whose :petId would take the word `changes`.
+  router.get(FEED_PATH, listAllStockChanges(deps.listAllStockChanges));
   router.get(`${API_BASE_PATH}/inventory/:petId`, getInventoryItem(deps.getInventoryItem));
   router.post(
     `${API_BASE_PATH}/inventory/batch`,

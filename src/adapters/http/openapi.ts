@@ -1,6 +1,7 @@
 import { PLAN_POLICIES } from '../../domain/plan.js';
 import { statusOf } from './error-table.js';
 import { HEADERS, type JsonObject, PARAMETERS, SCHEMAS } from './openapi-components.js';
+import { EVENT_SCHEMAS, listAllStockChanges, WEBHOOKS } from './openapi-events.js';
 import { getInventoryItem, listInventory, listStockChanges } from './openapi-inventory.js';
 import { getRateLimit, KEY_SCHEMAS, withScopes } from './openapi-keys.js';
 import {
@@ -111,10 +112,12 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
       { name: 'pet', description: 'Pets.' },
       { name: 'store', description: 'Store orders.' },
       { name: 'meta', description: 'About the API.' },
+      { name: 'events', description: 'Webhooks the service sends to endpoints registered with the admin CLI.' },
     ],
     paths: withScopes({
       '/inventory': { get: listInventory },
       '/inventory/batch': { post: batchUpdateInventory(bodyLimitBytes) },
+      '/inventory/changes': { get: listAllStockChanges },
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },
       '/inventory/{petId}/adjustments': { post: adjustInventory(bodyLimitBytes) },
       '/inventory/{petId}/changes': { get: listStockChanges },
@@ -123,8 +126,9 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
       '/rate_limit': { get: getRateLimit },
       '/openapi.json': { get: getOpenApiDocument },
     }),
+    webhooks: WEBHOOKS,
     components: {
-      schemas: { ...SCHEMAS, ...STOCK_WRITE_SCHEMAS, ...KEY_SCHEMAS },
+      schemas: { ...SCHEMAS, ...STOCK_WRITE_SCHEMAS, ...KEY_SCHEMAS, ...EVENT_SCHEMAS },
       headers: HEADERS,
       parameters: PARAMETERS,
       securitySchemes: {

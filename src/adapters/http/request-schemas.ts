@@ -34,7 +34,7 @@ export const HISTORY_LIMIT_MAX = 1_000;
 export const HISTORY_LIMIT_DEFAULT = 100;
 
 /** A page size from 1 to `max`, in plain digits (a repeated parameter arrives as an array: refused). */
-const pageLimit = (max: number) => {
+export const pageLimit = (max: number) => {
   const message = `limit must be an integer from 1 to ${max}`;
   return v.pipe(
     v.string(message),

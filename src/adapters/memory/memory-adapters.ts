@@ -5,7 +5,9 @@ import { MemoryInventoryRepository } from './memory-inventory-repository.js';
 import { MemoryOrderBook } from './memory-order-book.js';
 import { MemoryPetCatalog } from './memory-pet-catalog.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
+import { MemoryStockChangeFeed } from './memory-stock-change-feed.js';
 import { MemoryStore } from './memory-store.js';
+import { MemoryWebhookStore } from './memory-webhook-store.js';
 
 /** Every storage port in process memory, sharing one store. */
 export function createMemoryStorage() {
@@ -14,6 +16,8 @@ export function createMemoryStorage() {
   return {
     inventory,
     changes: inventory,
+    feed: new MemoryStockChangeFeed(store),
+    webhooks: new MemoryWebhookStore(store),
     pets: new MemoryPetCatalog(store),
     orders: new MemoryOrderBook(store),
     keys: new MemoryApiKeyStore(store),

@@ -130,6 +130,60 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER api_key_audit_no_truncate BEFORE TRUNCATE ON api_key_audit
     FOR EACH STATEMENT EXECUTE FUNCTION api_key_audit_refuse_change();
   `,
+  // 4: the change feed (1.2). Each change records the id of the transaction that wrote it, which the
+  // feed orders by and serves only once no transaction below it is still running (see
+  // postgres-stock-change-feed.ts). The changes already recorded get this step's id: all committed.
+  `
+  ALTER TABLE stock_changes ADD COLUMN txid bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint);
+  CREATE INDEX stock_changes_in_commit_order ON stock_changes (txid, id);
+  `,
+  // 5: stock events (1.2), as SQLite's step 6: the outbox filled by a trigger in each change's
+  // transaction, endpoints with their signing secrets, deliveries queued in `seq` order, and attempts.
+  `
+  CREATE TABLE event_outbox (change_id bigint PRIMARY KEY REFERENCES stock_changes (id));
+  CREATE FUNCTION stock_changes_to_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN INSERT INTO event_outbox (change_id) VALUES (new.id); RETURN NULL; END
+  $$;
+  CREATE TRIGGER stock_changes_to_outbox AFTER INSERT ON stock_changes
+    FOR EACH ROW EXECUTE FUNCTION stock_changes_to_outbox();
+
+  CREATE TABLE webhook_endpoints (
+    id text PRIMARY KEY,
+    url text NOT NULL,
+    secret text NOT NULL,
+    events text NOT NULL,
+    low_stock_threshold integer CHECK (low_stock_threshold >= 0),
+    enabled boolean NOT NULL DEFAULT true,
+    failing_since_ms bigint,
+    created_at_ms bigint NOT NULL
+  );
+  CREATE TABLE webhook_deliveries (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    endpoint_id text NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+    pet_id bigint NOT NULL,
+    type text NOT NULL,
+    body text NOT NULL,
+    created_at_ms bigint NOT NULL,
+    state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+    attempts integer NOT NULL DEFAULT 0,
+    next_attempt_ms bigint NOT NULL DEFAULT 0,
+    lease_until_ms bigint NOT NULL DEFAULT 0
+  );
+  CREATE INDEX webhook_deliveries_queued ON webhook_deliveries (endpoint_id, pet_id, seq) WHERE state = 'pending';
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms, seq) WHERE state = 'pending';
+  CREATE TABLE webhook_attempts (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    delivery_seq bigint NOT NULL REFERENCES webhook_deliveries (seq) ON DELETE CASCADE,
+    endpoint_id text NOT NULL,
+    attempt integer NOT NULL,
+    at_ms bigint NOT NULL,
+    status integer,
+    error text
+  );
+  CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, seq);
+  CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts (delivery_seq);
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */

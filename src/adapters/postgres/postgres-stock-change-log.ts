@@ -5,7 +5,7 @@ import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
-type ChangeRow = [
+export type ChangeRow = [
   id: bigint,
   beforeQuantity: number,
   beforeStatus: string,

@@ -2,19 +2,25 @@ import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
 import type { InventoryRepository } from '../../application/ports/inventory-repository.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
+import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
+import type { WebhookStore } from '../../application/ports/webhook-store.js';
 import { migrate } from './migrations.js';
 import { PostgresApiKeyStore } from './postgres-api-key-store.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
 import { PostgresInventoryRepository } from './postgres-inventory-repository.js';
 import { PostgresOrderBook } from './postgres-order-book.js';
 import { PostgresPetCatalog } from './postgres-pet-catalog.js';
+import { PostgresStockChangeFeed } from './postgres-stock-change-feed.js';
 import { PostgresStockChangeLog } from './postgres-stock-change-log.js';
+import { PostgresWebhookStore } from './postgres-webhook-store.js';
 
 /** Every storage port over one PostgreSQL database, sharing one pool of connections. */
 export interface PostgresStorage {
   readonly inventory: InventoryRepository;
   readonly changes: StockChangeLog;
+  readonly feed: StockChangeFeed;
+  readonly webhooks: WebhookStore;
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
@@ -56,6 +62,8 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
   return {
     inventory: new PostgresInventoryRepository(db),
     changes: new PostgresStockChangeLog(db),
+    feed: new PostgresStockChangeFeed(db),
+    webhooks: new PostgresWebhookStore(db),
     pets: new PostgresPetCatalog(db),
     orders: new PostgresOrderBook(db),
     keys: new PostgresApiKeyStore(db),

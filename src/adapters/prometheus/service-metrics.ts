@@ -1,10 +1,12 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { OutboxStats } from '../../application/ports/webhook-store.js';
 import {
   type CountableLimiter,
   countedRateLimiter,
   type DecisionLabel,
   type LimiterRole,
 } from './counted-rate-limiter.js';
+import { type AttemptCounter, eventMetrics } from './event-metrics.js';
 import { SeriesHistogram } from './series-histogram.js';
 import { type OperationTimers, timedPort } from './timed-port.js';
 
@@ -34,6 +36,8 @@ export interface ServiceMetrics {
   observeGroupCommit(updates: number): void;
   /** Exports the counters of a failover limiter, read at each scrape. Call at most once. */
   watchFailover(status: () => FailoverCounters): void;
+  /** Exports the stock events' metrics (see eventMetrics); answers the counter of attempts. Call at most once. */
+  watchEvents(stats: () => Promise<OutboxStats>, nowMs: () => number): AttemptCounter;
 }
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -137,6 +141,7 @@ export function createServiceMetrics(): ServiceMetrics {
     observeGroupCommit(updates) {
       groupCommits.observe(updates);
     },
+    watchEvents: (stats, nowMs) => eventMetrics(registry, stats, nowMs),
     watchFailover(status) {
       readCounter(
         registry,

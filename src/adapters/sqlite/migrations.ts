@@ -128,6 +128,52 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER api_key_audit_no_delete BEFORE DELETE ON api_key_audit
     BEGIN SELECT RAISE(ABORT, 'the key audit trail is append-only'); END;
   `,
+  // 6: stock events (1.2). The outbox gets an entry in the transaction of every change by a trigger, so
+  // whatever writes a change (a set, an adjustment, a batch, any later kind) writes its event with it.
+  // Endpoints keep their signing secret (it signs, so it cannot be a hash); a delivery is one event of
+  // one change for one endpoint, queued in `seq` order; each attempt is kept for `webhooks deliveries`.
+  `
+  CREATE TABLE event_outbox (change_seq INTEGER PRIMARY KEY REFERENCES stock_changes (seq)) STRICT;
+  CREATE TRIGGER stock_changes_to_outbox AFTER INSERT ON stock_changes
+    BEGIN INSERT INTO event_outbox (change_seq) VALUES (new.seq); END;
+
+  CREATE TABLE webhook_endpoints (
+    id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    events TEXT NOT NULL,
+    low_stock_threshold INTEGER CHECK (low_stock_threshold BETWEEN 0 AND 2147483647),
+    enabled INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+    failing_since_ms INTEGER,
+    created_at_ms INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE webhook_deliveries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+    pet_id INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms INTEGER NOT NULL DEFAULT 0,
+    lease_until_ms INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+  CREATE INDEX webhook_deliveries_queued ON webhook_deliveries (endpoint_id, pet_id, seq) WHERE state = 'pending';
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms, seq) WHERE state = 'pending';
+  CREATE TABLE webhook_attempts (
+    seq INTEGER PRIMARY KEY,
+    delivery_seq INTEGER NOT NULL REFERENCES webhook_deliveries (seq) ON DELETE CASCADE,
+    endpoint_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL,
+    status INTEGER,
+    error TEXT
+  ) STRICT;
+  CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, seq);
+  CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts (delivery_seq);
+  `,
 ];
 
 /**

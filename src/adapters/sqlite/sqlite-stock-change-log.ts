@@ -5,7 +5,7 @@ import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
 
-type ChangeRow = readonly [
+export type ChangeRow = readonly [
   seq: bigint,
   beforeQuantity: bigint,
   beforeStatus: string,
@@ -17,7 +17,7 @@ type ChangeRow = readonly [
   reason: string | null,
 ];
 
-const COLUMNS = 'seq, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason';
+export const COLUMNS = 'seq, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason';
 
 /** The largest change id: a page with no `before` starts below it. */
 const SEQ_MAX = 2n ** 63n - 1n;

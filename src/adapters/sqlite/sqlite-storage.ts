@@ -1,7 +1,9 @@
 import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
+import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
+import type { WebhookStore } from '../../application/ports/webhook-store.js';
 import { type CommandQueue, InlineCommandQueue } from './command-queue.js';
 import { fileNamed, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
@@ -9,7 +11,9 @@ import { SqliteInventoryRepository } from './sqlite-inventory-repository.js';
 import { SqliteLimiterSnapshot } from './sqlite-limiter-snapshot.js';
 import { SqliteOrderBook } from './sqlite-order-book.js';
 import { SqlitePetCatalog } from './sqlite-pet-catalog.js';
+import { SqliteStockChangeFeed } from './sqlite-stock-change-feed.js';
 import { SqliteStockChangeLog } from './sqlite-stock-change-log.js';
+import { SqliteWebhookStore } from './sqlite-webhook-store.js';
 import { StoreRevision } from './store-revision.js';
 import { WatchedCommandQueue, type WriteHealthListener } from './write-health.js';
 import { type WriterThreadLogger, WriterThreadQueue } from './writer-thread-queue.js';
@@ -53,6 +57,8 @@ export interface SqliteStorage {
   /** The InventoryRepository, which also writes the list's JSON itself (`listJson`). */
   readonly inventory: SqliteInventoryRepository;
   readonly changes: StockChangeLog;
+  readonly feed: StockChangeFeed;
+  readonly webhooks: WebhookStore;
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
@@ -118,6 +124,8 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
   return {
     inventory: new SqliteInventoryRepository(db, petsRevision, writes),
     changes: new SqliteStockChangeLog(db),
+    feed: new SqliteStockChangeFeed(db),
+    webhooks: new SqliteWebhookStore(db),
     pets: new SqlitePetCatalog(db, petsRevision),
     orders: new SqliteOrderBook(db),
     keys: new SqliteApiKeyStore(db),

@@ -40,6 +40,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inventory/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow every stock change of every pet (the change feed)
+         * @description Every stock change of every pet, oldest first, each with its cursor. Pass the last cursor seen as after= to read on: a reader that does so never misses a change and never sees one twice, whatever the number of instances writing. Link rel="next" always names where to read on (after the last change of this page, or where this page started when it is empty); poll it.
+         */
+        get: operations["listAllStockChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/inventory/{petId}": {
         parameters: {
             query?: never;
@@ -186,7 +206,88 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "inventory.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.updated: Every stock change.
+         * @description Every stock change. Delivered at least once, signed per the Standard Webhooks specification; events of one pet reach an endpoint in the order of their changes. Any 2xx within 10 s is success; anything else is retried with exponential backoff and jitter for up to 24 h, with the same webhook-id.
+         */
+        post: operations["onInventoryUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.low_stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.low_stock: A change that takes the quantity from above the endpoint’s low-stock threshold to at or below it; once per crossing.
+         * @description A change that takes the quantity from above the endpoint’s low-stock threshold to at or below it; once per crossing. Delivered at least once, signed per the Standard Webhooks specification; events of one pet reach an endpoint in the order of their changes. Any 2xx within 10 s is success; anything else is retried with exponential backoff and jitter for up to 24 h, with the same webhook-id.
+         */
+        post: operations["onInventoryLowStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.out_of_stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.out_of_stock: A change that takes the quantity from above 0 to 0; once per crossing.
+         * @description A change that takes the quantity from above 0 to 0; once per crossing. Delivered at least once, signed per the Standard Webhooks specification; events of one pet reach an endpoint in the order of their changes. Any 2xx within 10 s is success; anything else is retried with exponential backoff and jitter for up to 24 h, with the same webhook-id.
+         */
+        post: operations["onInventoryOutOfStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.back_in_stock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.back_in_stock: A change that takes the quantity from 0 to above 0; once per crossing.
+         * @description A change that takes the quantity from 0 to above 0; once per crossing. Delivered at least once, signed per the Standard Webhooks specification; events of one pet reach an endpoint in the order of their changes. Any 2xx within 10 s is success; anything else is retried with exponential backoff and jitter for up to 24 h, with the same webhook-id.
+         */
+        post: operations["onInventoryBackInStock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -444,6 +545,78 @@ export interface components {
              * @description Present while the key is banned: Unix time, in seconds rounded up, when the ban ends.
              */
             bannedUntil?: bigint;
+        };
+        /** @description A change as the history lists it, with where the feed reads on after it. */
+        FeedChange: {
+            /**
+             * Format: int64
+             * @description Id of the change; it grows with every change recorded. Page older changes with before=<id>.
+             */
+            id: bigint;
+            /**
+             * Format: int64
+             * @description Id of the pet.
+             */
+            petId: bigint;
+            /**
+             * @description set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments).
+             * @enum {string}
+             */
+            kind: "set" | "adjust";
+            /** Format: int32 */
+            quantityBefore: number;
+            /** Format: int32 */
+            quantityAfter: number;
+            statusBefore: components["schemas"]["PetStatus"];
+            statusAfter: components["schemas"]["PetStatus"];
+            /** @description Id of the API key that made the change (never the key itself). */
+            keyId: string;
+            /**
+             * Format: date-time
+             * @description When, in RFC 3339 UTC with milliseconds.
+             */
+            at: string;
+            /** @description Why, as the request said; null when it did not. */
+            reason: string | null;
+            /** @description Pass as after= to read the changes that follow this one. */
+            cursor: string;
+        };
+        /** @description The body of every webhook delivery. */
+        StockEvent: {
+            /** @enum {string} */
+            type: "inventory.updated" | "inventory.low_stock" | "inventory.out_of_stock" | "inventory.back_in_stock";
+            /**
+             * Format: date-time
+             * @description When the event happened: the change’s time.
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: int64
+                 * @description Id of the pet, exact (a JSON integer).
+                 */
+                petId: bigint;
+                /**
+                 * Format: int64
+                 * @description Id of the change, as the history lists it.
+                 */
+                changeId: bigint;
+                /** @enum {string} */
+                kind: "set" | "adjust";
+                /** Format: int32 */
+                quantityBefore: number;
+                /** Format: int32 */
+                quantityAfter: number;
+                statusBefore: components["schemas"]["PetStatus"];
+                statusAfter: components["schemas"]["PetStatus"];
+                /** @description Why, as the request said; null when it did not. */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the change was made.
+                 */
+                at: string;
+            };
         };
     };
     responses: never;
@@ -872,6 +1045,122 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAllStockChanges: {
+        parameters: {
+            query?: {
+                /** @description Only changes after the change with this cursor; every change when absent. */
+                after?: string;
+                /** @description At most this many changes; 100 when absent. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes, oldest first; an empty array when none followed the cursor yet. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link.next"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedChange"][];
+                };
+            };
+            /** @description invalid_query: after is not a cursor of this feed, or limit is not valid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2082,6 +2371,122 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    onInventoryUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id: the same on every retry of it. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one too far from your clock. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint’s secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx will do; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInventoryLowStock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id: the same on every retry of it. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one too far from your clock. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint’s secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx will do; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInventoryOutOfStock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id: the same on every retry of it. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one too far from your clock. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint’s secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx will do; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInventoryBackInStock: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery’s id: the same on every retry of it. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse one too far from your clock. */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>"> with the endpoint’s secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockEvent"];
+            };
+        };
+        responses: {
+            /** @description Received. Any 2xx will do; the body is ignored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

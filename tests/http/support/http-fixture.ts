@@ -32,7 +32,7 @@ export interface ApiResponse extends ReceivedResponse {
 }
 
 /** The storage ports a fixture serves. */
-export type FixtureStorage = Pick<InventoryPorts, 'inventory' | 'changes' | 'pets' | 'orders' | 'keys'>;
+export type FixtureStorage = Pick<InventoryPorts, 'inventory' | 'changes' | 'feed' | 'pets' | 'orders' | 'keys'>;
 
 export interface FixtureOptions extends Partial<HttpAppOptions> {
   /** Storage to serve instead of a fresh memory store; the test that made it closes it. */
@@ -90,6 +90,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
   const core = createInventoryCore({
     inventory: options.inventory?.(storage.inventory) ?? storage.inventory,
     changes: storage.changes,
+    feed: storage.feed,
     pets: storage.pets,
     orders: storage.orders,
     keys: storage.keys,

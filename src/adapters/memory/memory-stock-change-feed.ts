@@ -1,0 +1,21 @@
+import type { FeedEntry, StockChangeFeed } from '../../application/ports/stock-change-feed.js';
+import type { FeedPosition } from '../../domain/feed-cursor.js';
+import type { StockChange } from '../../domain/stock-change.js';
+import type { MemoryStore } from './memory-store.js';
+
+/**
+ * The feed of an in-memory store: its changes in the order they were pushed, which is the order they
+ * were made in, since a write runs whole before the next. Every position says txn 0.
+ */
+export class MemoryStockChangeFeed implements StockChangeFeed {
+  constructor(private readonly store: MemoryStore) {}
+
+  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[]> {
+    if (after.txn > 0n) return [];
+    // Ids are positions plus one: the change after id n is at position n.
+    const start = Number(after.id < 0n ? 0n : after.id);
+    return this.store.changes
+      .slice(start, start + limit)
+      .map((change: StockChange) => ({ change, position: { txn: 0n, id: change.id } }));
+  }
+}

@@ -1,0 +1,156 @@
+import type {
+  DeliveryAttempt,
+  LeasedDelivery,
+  NewWebhookEndpoint,
+  OutboxStats,
+  Settlement,
+  WebhookStore,
+} from '../../application/ports/webhook-store.js';
+import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
+import { deliveriesOf, type PlannedDelivery } from '../shared/stock-event-json.js';
+import type { MemoryStore } from './memory-store.js';
+
+interface StoredEndpoint {
+  endpoint: WebhookEndpoint;
+  readonly secret: string;
+}
+
+interface StoredDelivery extends PlannedDelivery {
+  readonly seq: bigint;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  nextAttemptMs: number;
+  leaseUntilMs: number;
+}
+
+/**
+ * Webhooks over an in-memory store. Its outbox is the store's own list of changes, read from the
+ * first change not yet routed: a change and its outbox entry are the one push of a write, which runs
+ * whole before anything else.
+ */
+export class MemoryWebhookStore implements WebhookStore {
+  private readonly endpointsById = new Map<string, StoredEndpoint>();
+  private readonly deliveries: StoredDelivery[] = [];
+  private readonly attemptLog: (DeliveryAttempt & { readonly endpointId: string })[] = [];
+  /** How many of the store's changes are routed. */
+  private routed = 0;
+  private lastSeq = 0n;
+
+  constructor(private readonly store: MemoryStore) {}
+
+  async addEndpoint(endpoint: NewWebhookEndpoint): Promise<void> {
+    const { secret, ...rest } = endpoint;
+    this.endpointsById.set(endpoint.id, { endpoint: { ...rest, enabled: true, failingSinceMs: null }, secret });
+  }
+
+  async endpoints(): Promise<readonly WebhookEndpoint[]> {
+    return [...this.endpointsById.values()].map((stored) => stored.endpoint);
+  }
+
+  async removeEndpoint(id: string): Promise<boolean> {
+    if (!this.endpointsById.delete(id)) return false;
+    for (let i = this.deliveries.length - 1; i >= 0; i -= 1) {
+      if (this.deliveries[i]?.endpointId === id) this.deliveries.splice(i, 1);
+    }
+    return true;
+  }
+
+  async enableEndpoint(id: string): Promise<WebhookEndpoint | undefined> {
+    const stored = this.endpointsById.get(id);
+    if (stored === undefined) return undefined;
+    stored.endpoint = { ...stored.endpoint, enabled: true, failingSinceMs: null };
+    return stored.endpoint;
+  }
+
+  async attempts(endpointId: string, limit: number): Promise<readonly DeliveryAttempt[] | undefined> {
+    if (!this.endpointsById.has(endpointId)) return undefined;
+    return this.attemptLog
+      .filter((attempt) => attempt.endpointId === endpointId)
+      .slice(-limit)
+      .reverse()
+      .map(({ endpointId: _, ...attempt }) => attempt);
+  }
+
+  async route(max: number): Promise<number> {
+    const changes = this.store.changes.slice(this.routed, this.routed + max);
+    const enabled = [...this.endpointsById.values()].map((s) => s.endpoint).filter((e) => e.enabled);
+    for (const change of changes) {
+      for (const planned of deliveriesOf(change, enabled)) {
+        this.lastSeq += 1n;
+        this.deliveries.push({
+          ...planned,
+          seq: this.lastSeq,
+          state: 'pending',
+          attempts: 0,
+          nextAttemptMs: 0,
+          leaseUntilMs: 0,
+        });
+      }
+      this.routed += 1;
+    }
+    return changes.length;
+  }
+
+  async lease(nowMs: number, max: number, leaseMs: number): Promise<readonly LeasedDelivery[]> {
+    const heads = new Set<string>();
+    const leased: LeasedDelivery[] = [];
+    for (const delivery of this.deliveries) {
+      if (leased.length >= max) break;
+      if (delivery.state !== 'pending') continue;
+      const queue = `${delivery.endpointId} ${delivery.petId}`;
+      if (heads.has(queue)) continue;
+      heads.add(queue);
+      const stored = this.endpointsById.get(delivery.endpointId) as StoredEndpoint;
+      if (!stored.endpoint.enabled || delivery.nextAttemptMs > nowMs || delivery.leaseUntilMs > nowMs) continue;
+      delivery.leaseUntilMs = nowMs + leaseMs;
+      leased.push({
+        seq: delivery.seq,
+        id: delivery.id,
+        endpointId: delivery.endpointId,
+        url: stored.endpoint.url,
+        secret: stored.secret,
+        type: delivery.type,
+        body: delivery.body,
+        attempts: delivery.attempts,
+        createdAtMs: delivery.createdAtMs,
+        failingSinceMs: stored.endpoint.failingSinceMs,
+        leaseUntilMs: delivery.leaseUntilMs,
+      });
+    }
+    return leased;
+  }
+
+  async settle(leased: LeasedDelivery, settlement: Settlement): Promise<void> {
+    const delivery = this.deliveries.find((d) => d.seq === leased.seq);
+    if (delivery === undefined || delivery.state !== 'pending' || delivery.leaseUntilMs !== leased.leaseUntilMs) return;
+    delivery.attempts += 1;
+    delivery.leaseUntilMs = 0;
+    delivery.state = settlement.delivered ? 'delivered' : settlement.nextAttemptMs === null ? 'failed' : 'pending';
+    delivery.nextAttemptMs = settlement.nextAttemptMs ?? 0;
+    this.attemptLog.push({
+      endpointId: delivery.endpointId,
+      deliveryId: delivery.id,
+      type: delivery.type,
+      attempt: delivery.attempts,
+      atMs: settlement.atMs,
+      status: settlement.status,
+      error: settlement.error,
+    });
+    const stored = this.endpointsById.get(delivery.endpointId) as StoredEndpoint;
+    const { endpoint } = stored;
+    stored.endpoint = settlement.delivered
+      ? { ...endpoint, failingSinceMs: null }
+      : {
+          ...endpoint,
+          failingSinceMs: endpoint.failingSinceMs ?? settlement.atMs,
+          enabled: endpoint.enabled && !settlement.disableEndpoint,
+        };
+  }
+
+  async stats(): Promise<OutboxStats> {
+    const unrouted = this.store.changes.slice(this.routed);
+    const pending = this.deliveries.filter((d) => d.state === 'pending');
+    const times = [...unrouted.map((c) => c.atMs), ...pending.map((d) => d.createdAtMs)];
+    return { depth: times.length, oldestAtMs: times.length === 0 ? null : Math.min(...times) };
+  }
+}

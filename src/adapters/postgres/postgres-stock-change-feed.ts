@@ -1,0 +1,46 @@
+import type { FeedEntry, StockChangeFeed } from '../../application/ports/stock-change-feed.js';
+import type { FeedPosition } from '../../domain/feed-cursor.js';
+import { inventoryItem } from '../../domain/inventory-item.js';
+import type { PetStatus } from '../../domain/pet-status.js';
+import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
+import { type PostgresDatabase, prepared } from './postgres-database.js';
+import type { ChangeRow } from './postgres-stock-change-log.js';
+
+/** A change with its pet, as the outbox reads it. */
+export type PetChangeRow = [petId: bigint, ...ChangeRow];
+
+type FeedRow = [txid: bigint, ...PetChangeRow];
+
+// A change is served only once its transaction id is below the oldest transaction still running: every
+// transaction that can still commit then has a larger id, so its changes sort after every change served
+// (see docs/decisions.md, "The change feed's order on PostgreSQL"). The (txid, id) index serves the walk.
+const FEED_PAGE = prepared(
+  'feed_page',
+  `SELECT txid, pet_id, id, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason
+   FROM stock_changes
+   WHERE (txid, id) > ($1, $2) AND txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+   ORDER BY txid, id LIMIT $3`,
+);
+
+/** The feed of a PostgreSQL database, shared by every instance. */
+export class PostgresStockChangeFeed implements StockChangeFeed {
+  constructor(private readonly db: PostgresDatabase) {}
+
+  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[]> {
+    const rows = await this.db.rows<FeedRow>(FEED_PAGE, [after.txn, after.id, limit]);
+    return rows.map(([txid, ...row]) => ({ change: changeOfRow(row), position: { txn: txid, id: row[1] } }));
+  }
+}
+
+/** The change a row holds; the domain re-checks it (the status is cast only for the type). */
+export function changeOfRow([petId, id, bq, bs, aq, as, actor, atMs, kind, reason]: PetChangeRow): StockChange {
+  return {
+    id,
+    kind: changeKindOf(kind),
+    before: inventoryItem(petId, bq, bs as PetStatus),
+    after: inventoryItem(petId, aq, as as PetStatus),
+    actor,
+    atMs: Number(atMs),
+    reason,
+  };
+}

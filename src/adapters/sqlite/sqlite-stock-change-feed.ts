@@ -1,0 +1,47 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { FeedEntry, StockChangeFeed } from '../../application/ports/stock-change-feed.js';
+import type { FeedPosition } from '../../domain/feed-cursor.js';
+import { inventoryItem } from '../../domain/inventory-item.js';
+import type { PetStatus } from '../../domain/pet-status.js';
+import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
+import { type ChangeRow, COLUMNS } from './sqlite-stock-change-log.js';
+
+/** A change with its pet, as the feed and the outbox read it. */
+export type FeedRow = readonly [petId: bigint, ...ChangeRow];
+
+/**
+ * The feed of a SQLite file. One writer at a time holds the file's write lock, and a change takes the
+ * sequence number after the largest one under it, so `seq` grows in commit order: a reader that saw
+ * change n has seen every change below n. Every position says txn 0.
+ */
+export class SqliteStockChangeFeed implements StockChangeFeed {
+  private readonly page: Statement<[bigint, number], FeedRow>;
+
+  constructor(db: Database) {
+    this.page = db
+      .prepare<[bigint, number], FeedRow>(
+        `SELECT pet_id, ${COLUMNS} FROM stock_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
+      )
+      .raw();
+  }
+
+  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[]> {
+    if (after.txn > 0n) return [];
+    return this.page
+      .all(after.id, limit)
+      .map((row) => ({ change: changeOfRow(row), position: { txn: 0n, id: row[1] } }));
+  }
+}
+
+/** The change a row holds; the domain re-checks it (the status is cast only for the type). */
+export function changeOfRow([petId, seq, bq, bs, aq, as, actor, atMs, kind, reason]: FeedRow): StockChange {
+  return {
+    id: seq,
+    kind: changeKindOf(kind),
+    before: inventoryItem(petId, Number(bq), bs as PetStatus),
+    after: inventoryItem(petId, Number(aq), as as PetStatus),
+    actor,
+    atMs: Number(atMs),
+    reason,
+  };
+}

@@ -1,0 +1,18 @@
+import type { FeedPosition } from '../../domain/feed-cursor.js';
+import type { StockChange } from '../../domain/stock-change.js';
+
+/** One change as the feed lists it: the change, and the position a reader passes to read on after it. */
+export interface FeedEntry {
+  readonly change: StockChange;
+  readonly position: FeedPosition;
+}
+
+/**
+ * Every stock change of every pet, in the order a reader may safely take them: a change is listed only
+ * once no change can still commit before it, so a reader that goes on after the last position it saw
+ * never misses a change, and never sees one twice.
+ */
+export interface StockChangeFeed {
+  /** At most `limit` changes after `after`, oldest first. */
+  changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[]>;
+}

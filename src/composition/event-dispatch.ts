@@ -1,0 +1,105 @@
+import type { Logger } from 'pino';
+import { StandardWebhookSender } from '../adapters/webhooks/standard-webhook-sender.js';
+import type { Clock } from '../application/ports/clock.js';
+import type { WebhookStore } from '../application/ports/webhook-store.js';
+import {
+  type AttemptOutcome,
+  DEFAULT_DELIVERY_OPTIONS,
+  DeliverStockEvents,
+} from '../application/use-cases/deliver-stock-events.js';
+import type { StockEventType } from '../domain/stock-event.js';
+import type { Config } from './config.js';
+
+/** How many attempts one instance has under way at most: a slow endpoint holds one of them, not the rest. */
+export const DELIVERY_CONCURRENCY = 16;
+
+export interface EventDispatch {
+  /** Stops leasing, and resolves once the attempts under way are recorded (each ends within its timeout). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the dispatcher of this instance (see DeliverStockEvents): a round whenever an attempt ends or
+ * there may be more to do, otherwise every PETSTORE_WEBHOOK_POLL_MS. A failed round (the store down) is
+ * logged and tried again at the next tick; its leases lapse and any instance takes them over.
+ */
+export function startEventDispatch(
+  deps: {
+    readonly webhooks: WebhookStore;
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly onAttempt?: (type: StockEventType, outcome: AttemptOutcome) => void;
+  },
+  config: Pick<Config, 'webhooks'>,
+): EventDispatch {
+  const { pollMs, retryFirstDelayMs, allowPrivate } = config.webhooks;
+  const deliver = new DeliverStockEvents(
+    deps.webhooks,
+    new StandardWebhookSender({ allowPrivate }),
+    deps.clock,
+    Math.random,
+    {
+      ...DEFAULT_DELIVERY_OPTIONS,
+      schedule: { ...DEFAULT_DELIVERY_OPTIONS.schedule, firstDelayMs: retryFirstDelayMs },
+    },
+    (type, outcome) => {
+      deps.onAttempt?.(type, outcome);
+      if (outcome === 'given_up') deps.logger.warn({ type }, 'a webhook delivery was given up after 24 h of failures');
+    },
+  );
+  const underWay = new Set<Promise<void>>();
+  let stopped = false;
+  let running = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const later = (ms: number): void => {
+    clearTimeout(timer);
+    if (stopped) return;
+    timer = setTimeout(() => void tick(), ms);
+    timer.unref();
+  };
+  const wake = (): void => {
+    if (running) again = true;
+    else later(0);
+  };
+  const tick = async (): Promise<void> => {
+    running = true;
+    let busy = false;
+    try {
+      const round = await deliver.execute(DELIVERY_CONCURRENCY - underWay.size);
+      // Another round at once only when a full batch was routed (more is waiting): under a steady stream
+      // of writes, routing then runs once a poll, not without pause.
+      busy = round.routed >= DEFAULT_DELIVERY_OPTIONS.routeBatch;
+      for (const attempt of round.attempts) {
+        const tracked = attempt
+          .catch((err: unknown) =>
+            deps.logger.error({ err }, 'recording a webhook attempt failed; its lease will lapse'),
+          )
+          .finally(() => {
+            underWay.delete(tracked);
+            wake();
+          });
+        underWay.add(tracked);
+      }
+    } catch (err) {
+      deps.logger.error({ err }, 'delivering stock events failed; retried at the next tick');
+    } finally {
+      running = false;
+    }
+    if (again || busy) {
+      again = false;
+      later(0);
+    } else {
+      later(pollMs);
+    }
+  };
+  later(0);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.allSettled([...underWay]);
+    },
+  };
+}

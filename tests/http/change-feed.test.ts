@@ -1,0 +1,84 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { quantity } from '../../src/domain/quantity.js';
+import { aPet, INT64_MAX } from '../support/mothers.js';
+import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
+
+const ENTERPRISE = { perMinute: 100_000, perDay: 1_000_000 };
+
+interface FeedJson {
+  petId: number | bigint;
+  kind: string;
+  quantityAfter: number;
+  cursor: string;
+}
+
+const nextOf = (response: ApiResponse): string | undefined =>
+  /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+
+describe('GET /v1/inventory/changes (listAllStockChanges)', () => {
+  let fx: HttpFixture;
+  let key: string;
+  beforeEach(async () => {
+    fx = await startHttpFixture();
+    key = await fx.bearer('enterprise', ENTERPRISE);
+    await fx.addPets(aPet(1, { quantity: quantity(5) }), aPet(INT64_MAX, { status: 'pending' }));
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  const get = (path: string) => fx.call(path, { headers: { authorization: key } });
+  const write = async (path: string, method: string, body: string) => {
+    const response = await fx.call(path, { method, headers: jsonWith(key), body });
+    expect(response.status).toBe(200);
+  };
+
+  it('lists the changes of every pet oldest first, each with the history fields and its cursor', async () => {
+    fx.clock.ms = Date.UTC(2026, 2, 1, 12, 0, 0);
+    await write('/v1/inventory/1', 'PATCH', '{"quantity":0,"reason":"sold out"}');
+    await write(`/v1/inventory/${INT64_MAX}/adjustments`, 'POST', '{"delta":3}');
+    const response = await get('/v1/inventory/changes');
+    expect(response.status).toBe(200);
+    const [first, second] = JSON.parse(response.text) as FeedJson[];
+    expect(response.text).toContain(
+      `"petId":1,"kind":"set","quantityBefore":5,"quantityAfter":0,"statusBefore":"available","statusAfter":"sold",`,
+    );
+    expect(response.text).toContain(`"petId":${INT64_MAX},"kind":"adjust"`);
+    expect(response.text).toContain('"at":"2026-03-01T12:00:00.000Z","reason":"sold out","cursor":"');
+    expect([first?.kind, second?.kind]).toEqual(['set', 'adjust']);
+    expect(nextOf(response)).toBe(`/v1/inventory/changes?after=${second?.cursor}&limit=100`);
+  });
+
+  it('pages by cursor: a reader that follows the next link sees every change once, and later ones as they come', async () => {
+    for (let q = 1; q <= 5; q += 1) await write('/v1/inventory/1', 'PATCH', `{"quantity":${q}}`);
+    const seen: number[] = [];
+    let path = '/v1/inventory/changes?limit=2';
+    for (let round = 0; round < 4; round += 1) {
+      const response = await get(path);
+      expect(response.status).toBe(200);
+      seen.push(...(JSON.parse(response.text) as FeedJson[]).map((change) => change.quantityAfter));
+      path = nextOf(response) as string;
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    // At the end, the link stays where the reader is, until a change comes.
+    expect((await get(path)).text).toBe('[]');
+    await write('/v1/inventory/1', 'PATCH', '{"quantity":9}');
+    const later = await get(path);
+    expect((JSON.parse(later.text) as FeedJson[]).map((change) => change.quantityAfter)).toEqual([9]);
+  });
+
+  it('refuses a cursor it did not give and a limit outside 1..1000 with 400 invalid_query', async () => {
+    for (const query of [
+      'after=abc',
+      'after=1',
+      'after=01.2',
+      'after=1.99999999999999999999',
+      'limit=0',
+      'limit=1001',
+    ]) {
+      const response = await get(`/v1/inventory/changes?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(JSON.parse(response.text)).toMatchObject({ code: 'invalid_query' });
+    }
+  });
+});
