@@ -11,12 +11,14 @@ import { AddPets } from './use-cases/add-pets.js';
 import { AdjustStock } from './use-cases/adjust-stock.js';
 import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
+import { ExpireReservations } from './use-cases/expire-reservations.js';
 import { ExportPets } from './use-cases/export-pets.js';
 import { ForgetExpiredOutcomes } from './use-cases/forget-expired-outcomes.js';
 import { GetApiKey } from './use-cases/get-api-key.js';
 import { GetInventoryItem } from './use-cases/get-inventory-item.js';
 import { GetPet } from './use-cases/get-pet.js';
 import { GetRateLimit } from './use-cases/get-rate-limit.js';
+import { GetReservation } from './use-cases/get-reservation.js';
 import { ImportOrders } from './use-cases/import-orders.js';
 import { IssueApiKey } from './use-cases/issue-api-key.js';
 import { ListApiKeys } from './use-cases/list-api-keys.js';
@@ -24,9 +26,11 @@ import { ListInventory } from './use-cases/list-inventory.js';
 import { ListKeyAudit } from './use-cases/list-key-audit.js';
 import { ListOrders } from './use-cases/list-orders.js';
 import { ListStockChanges } from './use-cases/list-stock-changes.js';
+import { ReserveStock } from './use-cases/reserve-stock.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
 import { RollApiKey } from './use-cases/roll-api-key.js';
 import { SetKeyExpiry } from './use-cases/set-key-expiry.js';
+import { CommitReservation, ReleaseReservation } from './use-cases/settle-reservation.js';
 import { UpdateStock } from './use-cases/update-stock.js';
 import { UpdateStockBatch } from './use-cases/update-stock-batch.js';
 
@@ -57,7 +61,12 @@ export interface InventoryCore {
   readonly adjustStock: AdjustStock;
   readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
+  readonly reserveStock: ReserveStock;
+  readonly getReservation: GetReservation;
+  readonly commitReservation: CommitReservation;
+  readonly releaseReservation: ReleaseReservation;
   readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
+  readonly expireReservations: ExpireReservations;
   readonly authenticate: Authenticate;
   readonly admitRequest: AdmitRequest;
   readonly getRateLimit: GetRateLimit;
@@ -90,7 +99,12 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     adjustStock: new AdjustStock(stockWrites),
     updateStockBatch: new UpdateStockBatch(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
+    reserveStock: new ReserveStock(stockWrites),
+    getReservation: new GetReservation(ports.inventory, ports.clock),
+    commitReservation: new CommitReservation(stockWrites),
+    releaseReservation: new ReleaseReservation(stockWrites),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
+    expireReservations: new ExpireReservations(ports.inventory, ports.clock),
     authenticate: new Authenticate(ports.keys, ports.keyHasher, ports.clock),
     admitRequest: new AdmitRequest(ports.limiter),
     getRateLimit: new GetRateLimit(ports.limiter),
