@@ -64,7 +64,7 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
     expect(sql).toEqual(items);
     expect(sql.length).toBe(3);
     expect(sql.at(-1)).toMatch(
-      /\{"petId":9223372036854775806,[^}]*\},\{"petId":9223372036854775807,"quantity":2147483647,"status":"sold"\}$/,
+      /\{"petId":9223372036854775806,[^}]*\},\{"petId":9223372036854775807,"quantity":2147483647,"reserved":0,"available":2147483647,"status":"sold"\}$/,
     );
     expect(sql.join(',').match(/\{"petId"/g)).toHaveLength(2_353);
   });
@@ -83,7 +83,9 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
       expect(sql).toEqual(items);
     }
     expect((await bothWays()).sql).toHaveLength(2);
-    expect((await bothWays({ after: petId(298n) })).sql).toEqual(['{"petId":299,"quantity":5,"status":"available"}']);
+    expect((await bothWays({ after: petId(298n) })).sql).toEqual([
+      '{"petId":299,"quantity":5,"reserved":0,"available":5,"status":"available"}',
+    ]);
     expect((await bothWays({ after: petId(299n) })).sql).toEqual([]);
   });
 

@@ -4,6 +4,13 @@ import { HEADERS, type JsonObject, PARAMETERS, SCHEMAS } from './openapi-compone
 import { getInventoryItem, listInventory, listStockChanges } from './openapi-inventory.js';
 import { getRateLimit, KEY_SCHEMAS, withScopes } from './openapi-keys.js';
 import {
+  commitReservation,
+  getReservation,
+  RESERVATION_SCHEMAS,
+  releaseReservation,
+  reserveInventory,
+} from './openapi-reservations.js';
+import {
   BAD_PET_ID,
   INTERNAL,
   PET_ID_PARAMETER,
@@ -118,13 +125,16 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },
       '/inventory/{petId}/adjustments': { post: adjustInventory(bodyLimitBytes) },
       '/inventory/{petId}/changes': { get: listStockChanges },
+      '/inventory/{petId}/reservations': { post: reserveInventory(bodyLimitBytes) },
+      '/reservations/{reservationId}': { get: getReservation, delete: releaseReservation },
+      '/reservations/{reservationId}/commit': { post: commitReservation },
       '/pets/{petId}': { get: getPetById },
       '/store/orders': { get: listOrders },
       '/rate_limit': { get: getRateLimit },
       '/openapi.json': { get: getOpenApiDocument },
     }),
     components: {
-      schemas: { ...SCHEMAS, ...STOCK_WRITE_SCHEMAS, ...KEY_SCHEMAS },
+      schemas: { ...SCHEMAS, ...STOCK_WRITE_SCHEMAS, ...RESERVATION_SCHEMAS, ...KEY_SCHEMAS },
       headers: HEADERS,
       parameters: PARAMETERS,
       securitySchemes: {
