@@ -6,6 +6,7 @@ import type { StockChange } from '../../src/domain/stock-change.js';
 import type { IdempotencyClaim, StockCommand } from '../../src/domain/stock-command.js';
 import type { StockWriteResult } from '../../src/domain/stock-outcome.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { describeReservationsContract } from './reservations.contract.js';
 import { describeStockCommandsContract } from './stock-commands.contract.js';
 import { drain, type MakeStorage, type StorageFixture } from './storage-fixture.js';
 
@@ -360,6 +361,7 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
     });
 
     describeStockCommandsContract(() => store);
+    describeReservationsContract(() => store);
 
     describe('history', () => {
       it('answers every change newest first, with who made it and when', async () => {

@@ -9,10 +9,10 @@ import { describePetCatalogContract } from './pet-catalog.contract.js';
 import { describeRateLimiterContract } from './rate-limiter.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 
-const makeMemory: MakeStorage = async () => ({
-  ...createMemoryAdapters(new ManualClock()),
-  close: async () => {},
-});
+const makeMemory: MakeStorage = async () => {
+  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+  return { ...createMemoryAdapters(clock), clock, close: async () => {} };
+};
 
 describeInventoryRepositoryContract('memory', makeMemory);
 describePetCatalogContract('memory', makeMemory);
@@ -20,9 +20,11 @@ describeOrderBookContract('memory', makeMemory);
 describeApiKeyStoreContract('memory', makeMemory);
 // The cache in front of a store must keep the store's contract (its revocations seen at once).
 describeApiKeyStoreContract('cached memory', async () => {
-  const memory = createMemoryAdapters(new ManualClock());
+  const clock = new ManualClock();
+  const memory = createMemoryAdapters(clock);
   return {
     ...memory,
+    clock,
     keys: new CachedApiKeyStore(memory.keys, new ManualClock(), { ttlMs: 500 }),
     close: async () => {},
   };

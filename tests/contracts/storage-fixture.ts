@@ -4,6 +4,7 @@ import type { OrderBook } from '../../src/application/ports/order-book.js';
 import type { PetCatalog } from '../../src/application/ports/pet-catalog.js';
 import type { StockChangeLog } from '../../src/application/ports/stock-change-log.js';
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
+import type { ManualClock } from '../support/manual-clock.js';
 
 /** The storage ports of one adapter, sharing one store, as the composition root wires them. */
 export interface StorageFixture {
@@ -12,6 +13,8 @@ export interface StorageFixture {
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
+  /** The time the store reads reservations at: a test moves it instead of sleeping. */
+  readonly clock: ManualClock;
   close(): Promise<void>;
 }
 
