@@ -10,45 +10,15 @@
  *   node --import tsx bench/list-ab.ts /tmp/before [rounds]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fetchList } from './http.js';
 import { preparePetstore, startService } from './petstore.js';
-import { cpuSeconds, procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
+import { type Listed, timeToLastByte } from './scale.js';
+import { procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
 import { median, mib } from './stats.js';
 
 const PETS = 1_000_000;
-
-interface Listed {
-  readonly seconds: number;
-  readonly cpuSeconds: number;
-  readonly bytes: number;
-}
-
-function list(server: ServerProcess, key: string): Promise<Listed> {
-  const started = performance.now();
-  const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
-  return new Promise((done, fail) => {
-    const req = request(`${server.url}/inventory`, { headers: { authorization: `Bearer ${key}` }, agent: false });
-    req.on('response', (res) => {
-      if (res.statusCode !== 200) fail(new Error(`${server.name} answered ${res.statusCode}`));
-      let bytes = 0;
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-      });
-      res.on('end', () =>
-        done({
-          seconds: (performance.now() - started) / 1000,
-          cpuSeconds: (cpuSeconds(server.pid) ?? Number.NaN) - cpuBefore,
-          bytes,
-        }),
-      );
-      res.on('error', fail);
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
 
 const [otherTree, roundsArg] = process.argv.slice(2);
 if (otherTree === undefined) throw new Error('usage: node --import tsx bench/list-ab.ts <other checkout> [rounds]');
@@ -66,10 +36,13 @@ try {
     servers.push(await side.start(side.name, { db: join(dir, `${side.name}.db`) }, join(dir, `${side.name}.log`)));
   }
   const atStart = servers.map((server) => procStatusBytes(server.pid, 'VmRSS') ?? 0);
+  const bytes = await Promise.all(
+    servers.map(async (server, i) => Buffer.byteLength(await fetchList(server, keys[i] as string))),
+  );
   const listed: Listed[][] = [[], []];
   for (let round = 0; round < rounds; round += 1) {
     const order = round % 2 === 0 ? [0, 1] : [1, 0];
-    for (const i of order) listed[i]?.push(await list(servers[i] as ServerProcess, keys[i] as string));
+    for (const i of order) listed[i]?.push(await timeToLastByte(servers[i] as ServerProcess, keys[i] as string));
     console.log(
       `round ${round + 1}: ${sides.map((s, i) => `${s.name} ${listed[i]?.at(-1)?.seconds.toFixed(3)} s`).join(', ')}`,
     );
@@ -78,7 +51,7 @@ try {
     const runs = listed[i] ?? [];
     const server = servers[i] as ServerProcess;
     console.log(
-      `${side.name}: ${runs[0]?.bytes} bytes; median ${median(runs.map((r) => r.seconds)).toFixed(3)} s to the last byte ` +
+      `${side.name}: ${bytes[i]} bytes; median ${median(runs.map((r) => r.seconds)).toFixed(3)} s to the last byte ` +
         `(${runs.map((r) => r.seconds.toFixed(3)).join(', ')}); median server CPU ${median(runs.map((r) => r.cpuSeconds)).toFixed(2)} s; ` +
         `RSS ${mib(atStart[i] ?? 0)} at start, peak ${mib(procStatusBytes(server.pid, 'VmHWM') ?? 0)}`,
     );
