@@ -43,7 +43,7 @@ export interface ScaleResult {
 
 const RSS_SAMPLE_MS = 10;
 
-interface Listed {
+export interface Listed {
   /** Until the last byte. */
   readonly seconds: number;
   /** The CPU time the server used meanwhile. */
@@ -51,7 +51,7 @@ interface Listed {
 }
 
 /** GETs the list and reads it to the end, keeping nothing. */
-function timeToLastByte(server: ServerProcess, key: string): Promise<Listed> {
+export function timeToLastByte(server: ServerProcess, key: string): Promise<Listed> {
   const started = performance.now();
   const cpuBefore = cpuSeconds(server.pid) ?? Number.NaN;
   return new Promise((resolve, reject) => {

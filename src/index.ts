@@ -80,7 +80,11 @@ export type {
   Settlement,
   WebhookStore,
 } from './application/ports/webhook-store.js';
-export type { StockCommandOptions, StockWriteRequest } from './application/stock-command-runner.js';
+export type {
+  ReservationWriteRequest,
+  StockCommandOptions,
+  StockWriteRequest,
+} from './application/stock-command-runner.js';
 export { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './application/stock-command-runner.js';
 export { AddPets } from './application/use-cases/add-pets.js';
 export type { AdjustStockInput } from './application/use-cases/adjust-stock.js';
@@ -89,12 +93,14 @@ export { AdmitRequest } from './application/use-cases/admit-request.js';
 export { Authenticate } from './application/use-cases/authenticate.js';
 export type { AttemptOutcome, DeliveryOptions, DeliveryRound } from './application/use-cases/deliver-stock-events.js';
 export { DEFAULT_DELIVERY_OPTIONS, DeliverStockEvents } from './application/use-cases/deliver-stock-events.js';
+export { EXPIRE_BATCH, ExpireReservations } from './application/use-cases/expire-reservations.js';
 export { ExportPets } from './application/use-cases/export-pets.js';
 export { FORGET_BATCH, ForgetExpiredOutcomes } from './application/use-cases/forget-expired-outcomes.js';
 export { GetApiKey } from './application/use-cases/get-api-key.js';
 export { GetInventoryItem } from './application/use-cases/get-inventory-item.js';
 export { GetPet } from './application/use-cases/get-pet.js';
 export { GetRateLimit } from './application/use-cases/get-rate-limit.js';
+export { GetReservation } from './application/use-cases/get-reservation.js';
 export { ImportOrders } from './application/use-cases/import-orders.js';
 export type { ExpiryChoice, IssueApiKeyInput, IssuedKey } from './application/use-cases/issue-api-key.js';
 export { IssueApiKey, SYSTEM_ACTOR } from './application/use-cases/issue-api-key.js';
@@ -106,9 +112,13 @@ export { KEY_AUDIT_LIMIT_MAX, ListKeyAudit } from './application/use-cases/list-
 export { ListOrders } from './application/use-cases/list-orders.js';
 export type { ListStockChangesInput } from './application/use-cases/list-stock-changes.js';
 export { ListStockChanges } from './application/use-cases/list-stock-changes.js';
+export type { ReserveStockInput } from './application/use-cases/reserve-stock.js';
+export { ReserveStock } from './application/use-cases/reserve-stock.js';
 export { RevokeApiKey } from './application/use-cases/revoke-api-key.js';
 export { DEFAULT_ROLL_GRACE_MS, RollApiKey } from './application/use-cases/roll-api-key.js';
 export { SetKeyExpiry } from './application/use-cases/set-key-expiry.js';
+export type { SettleReservationInput } from './application/use-cases/settle-reservation.js';
+export { CommitReservation, ReleaseReservation } from './application/use-cases/settle-reservation.js';
 export type {
   OnePetWriteInput,
   OnePetWriteResult,
@@ -148,8 +158,15 @@ export { integerInRange, integerOfDecimal } from './domain/decimal-integer.js';
 export type { DomainError, DomainErrorCode } from './domain/errors.js';
 export type { FeedPosition } from './domain/feed-cursor.js';
 export { FEED_START, feedCursor, parseFeedCursor } from './domain/feed-cursor.js';
-export type { InventoryItem } from './domain/inventory-item.js';
-export { inventoryItem, statusAfterStockChange, withStock } from './domain/inventory-item.js';
+export type { InventoryItem, StockLevel } from './domain/inventory-item.js';
+export {
+  availableOf,
+  inventoryItem,
+  levelOf,
+  statusAfterStockChange,
+  stockLevel,
+  withStock,
+} from './domain/inventory-item.js';
 export type { Order, OrderStatus } from './domain/order.js';
 export { isOrderStatus, ORDER_STATUSES } from './domain/order.js';
 export type { Pet, PetFields } from './domain/pet.js';
@@ -176,6 +193,23 @@ export type { RateLimitDecision, RateLimitOutcome, SubjectState, WindowReport } 
 export { admitRequest, newSubjectState } from './domain/rate-limit.js';
 export type { RateLimitStanding, WindowStanding } from './domain/rate-limit-standing.js';
 export { headlineOf, standingOf } from './domain/rate-limit-standing.js';
+export type { Reservation, ReservationState } from './domain/reservation.js';
+export {
+  DEFAULT_TTL_SECONDS,
+  isReservationId,
+  RESERVATION_STATES,
+  reservationAt,
+  stateAt,
+  TTL_MAX_SECONDS,
+} from './domain/reservation.js';
+export type {
+  ReservationCommand,
+  ReservationOrder,
+  ReservationRefusal,
+  ReservationWriteFailure,
+  ReservationWriteResult,
+  WrittenReservation,
+} from './domain/reservation-outcome.js';
 export type { Result } from './domain/result.js';
 export { fail, ok } from './domain/result.js';
 export type { AttemptVerdict, RetrySchedule } from './domain/retry-schedule.js';

@@ -12,12 +12,14 @@ import { AddPets } from './use-cases/add-pets.js';
 import { AdjustStock } from './use-cases/adjust-stock.js';
 import { AdmitRequest } from './use-cases/admit-request.js';
 import { Authenticate } from './use-cases/authenticate.js';
+import { ExpireReservations } from './use-cases/expire-reservations.js';
 import { ExportPets } from './use-cases/export-pets.js';
 import { ForgetExpiredOutcomes } from './use-cases/forget-expired-outcomes.js';
 import { GetApiKey } from './use-cases/get-api-key.js';
 import { GetInventoryItem } from './use-cases/get-inventory-item.js';
 import { GetPet } from './use-cases/get-pet.js';
 import { GetRateLimit } from './use-cases/get-rate-limit.js';
+import { GetReservation } from './use-cases/get-reservation.js';
 import { ImportOrders } from './use-cases/import-orders.js';
 import { IssueApiKey } from './use-cases/issue-api-key.js';
 import { ListAllStockChanges } from './use-cases/list-all-stock-changes.js';
@@ -26,9 +28,11 @@ import { ListInventory } from './use-cases/list-inventory.js';
 import { ListKeyAudit } from './use-cases/list-key-audit.js';
 import { ListOrders } from './use-cases/list-orders.js';
 import { ListStockChanges } from './use-cases/list-stock-changes.js';
+import { ReserveStock } from './use-cases/reserve-stock.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
 import { RollApiKey } from './use-cases/roll-api-key.js';
 import { SetKeyExpiry } from './use-cases/set-key-expiry.js';
+import { CommitReservation, ReleaseReservation } from './use-cases/settle-reservation.js';
 import { UpdateStock } from './use-cases/update-stock.js';
 import { UpdateStockBatch } from './use-cases/update-stock-batch.js';
 
@@ -61,7 +65,12 @@ export interface InventoryCore {
   readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
   readonly listAllStockChanges: ListAllStockChanges;
+  readonly reserveStock: ReserveStock;
+  readonly getReservation: GetReservation;
+  readonly commitReservation: CommitReservation;
+  readonly releaseReservation: ReleaseReservation;
   readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
+  readonly expireReservations: ExpireReservations;
   readonly authenticate: Authenticate;
   readonly admitRequest: AdmitRequest;
   readonly getRateLimit: GetRateLimit;
@@ -95,7 +104,12 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     updateStockBatch: new UpdateStockBatch(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
     listAllStockChanges: new ListAllStockChanges(ports.feed),
+    reserveStock: new ReserveStock(stockWrites),
+    getReservation: new GetReservation(ports.inventory, ports.clock),
+    commitReservation: new CommitReservation(stockWrites),
+    releaseReservation: new ReleaseReservation(stockWrites),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
+    expireReservations: new ExpireReservations(ports.inventory, ports.clock),
     authenticate: new Authenticate(ports.keys, ports.keyHasher, ports.clock),
     admitRequest: new AdmitRequest(ports.limiter),
     getRateLimit: new GetRateLimit(ports.limiter),

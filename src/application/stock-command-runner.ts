@@ -1,6 +1,8 @@
+import type { ReservationOrder, ReservationWriteResult } from '../domain/reservation-outcome.js';
+import { fail } from '../domain/result.js';
 import type { IdempotencyClaim, StockOrder } from '../domain/stock-command.js';
-import { answerFromClaim } from '../domain/stock-decision.js';
-import type { StockWriteResult } from '../domain/stock-outcome.js';
+import { claimAnswer } from '../domain/stock-decision.js';
+import type { KEY_IN_USE, KEY_REUSED, StockWriteResult } from '../domain/stock-outcome.js';
 import type { Clock } from './ports/clock.js';
 import type { InventoryRepository } from './ports/inventory-repository.js';
 
@@ -14,6 +16,13 @@ export interface StockWriteRequest {
    * writes nothing. `fingerprint` names the request; the same key with another fingerprint is refused.
    */
   readonly idempotency?: { readonly key: string; readonly fingerprint: string };
+}
+
+/** A reservation write as a use case asks for it (see StockWriteRequest). */
+export interface ReservationWriteRequest {
+  readonly reservation: ReservationOrder;
+  readonly actor: string;
+  readonly idempotency?: StockWriteRequest['idempotency'];
 }
 
 export interface StockCommandOptions {
@@ -41,10 +50,37 @@ export class StockCommandRunner {
     private readonly options: StockCommandOptions = { idempotencyTtlMs: DEFAULT_IDEMPOTENCY_TTL_MS },
   ) {}
 
-  async run(request: StockWriteRequest): Promise<StockWriteResult> {
+  run(request: StockWriteRequest): Promise<StockWriteResult> {
+    const { orders, actor } = request;
+    return this.claimed(request, (atMs, claim) =>
+      this.inventory.write({ orders, actor, atMs, ...(claim === undefined ? {} : { idempotency: claim }) }),
+    );
+  }
+
+  /** A reservation write, stamped and claimed as a stock write is. */
+  runReservation(request: ReservationWriteRequest): Promise<ReservationWriteResult> {
+    const { reservation, actor } = request;
+    return this.claimed(request, (atMs, claim) =>
+      this.inventory.writeReservation({
+        reservation,
+        actor,
+        atMs,
+        ...(claim === undefined ? {} : { idempotency: claim }),
+      }),
+    );
+  }
+
+  /**
+   * Runs `write` at the clock's time with the request's claim, if any: a key this process is still
+   * writing is answered "in use" at once, without queueing behind its first request.
+   */
+  private async claimed<R>(
+    request: { readonly actor: string; readonly idempotency?: StockWriteRequest['idempotency'] },
+    write: (atMs: number, claim: IdempotencyClaim | undefined) => Promise<R>,
+  ): Promise<R | { readonly ok: false; readonly error: typeof KEY_IN_USE | typeof KEY_REUSED }> {
     const atMs = this.clock.nowMs();
-    const { orders, actor, idempotency } = request;
-    if (idempotency === undefined) return this.inventory.write({ orders, actor, atMs });
+    const { actor, idempotency } = request;
+    if (idempotency === undefined) return write(atMs, undefined);
     const claim: IdempotencyClaim = {
       scope: actor,
       key: idempotency.key,
@@ -53,12 +89,12 @@ export class StockCommandRunner {
     };
     const held = `${claim.scope}\u0000${claim.key}`;
     if (this.inFlight.has(held)) {
-      const answer = answerFromClaim({ stored: undefined, heldElsewhere: true }, claim, atMs);
-      if (answer !== undefined) return answer;
+      const answer = claimAnswer({ stored: undefined, heldElsewhere: true }, claim, atMs);
+      if (answer !== undefined && 'error' in answer) return fail(answer.error);
     }
     this.inFlight.add(held);
     try {
-      return await this.inventory.write({ orders, actor, atMs, idempotency: claim });
+      return await write(atMs, claim);
     } finally {
       this.inFlight.delete(held);
     }

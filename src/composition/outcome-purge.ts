@@ -5,28 +5,61 @@ import type { InventoryCore } from '../application/inventory-core.js';
 export const OUTCOME_PURGE_EVERY_MS = 60_000;
 
 /**
- * Forgets expired idempotency outcomes on a timer, off the request path and in small batches (see
- * ForgetExpiredOutcomes), so the table stays the size of a day's keyed writes. A failed purge is logged
- * and tried again at the next tick: a record kept longer only costs space, and a retry after its expiry
- * is treated as new either way. Returns the function that stops the timer.
+ * How often lapsed reservations are marked expired: every 10 s. What is reserved never waits for it; a
+ * lapsed hold left unmarked only costs the reads of its pet a look at its holds.
  */
-export function startOutcomePurge(core: Pick<InventoryCore, 'forgetExpiredOutcomes'>, logger: Logger): () => void {
+export const RESERVATION_EXPIRY_EVERY_MS = 10_000;
+
+/**
+ * Runs `task` every `everyMs`, off the request path, one run at a time (a slow store must not pile runs
+ * up). A failure is logged and tried again at the next tick. Returns the function that stops the timer.
+ */
+function every(everyMs: number, task: () => Promise<number>, logger: Logger, done: string, failed: string) {
   let running = false;
   const timer = setInterval(() => {
-    // One purge at a time: a slow store must not pile purges up.
     if (running) return;
     running = true;
-    core.forgetExpiredOutcomes
-      .execute()
-      .then((forgotten) => {
-        if (forgotten > 0) logger.info({ forgotten }, 'forgot expired idempotency outcomes');
+    task()
+      .then((count) => {
+        if (count > 0) logger.info({ count }, done);
       })
-      .catch((err: unknown) => logger.error({ err }, 'forgetting expired idempotency outcomes failed'))
+      .catch((err: unknown) => logger.error({ err }, failed))
       .finally(() => {
         running = false;
       });
-  }, OUTCOME_PURGE_EVERY_MS);
+  }, everyMs);
   // The timer alone must not keep the process alive.
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * Forgets expired idempotency outcomes, and marks lapsed reservations expired, on timers, off the
+ * request path and in small batches (see ForgetExpiredOutcomes, ExpireReservations), so the tables stay
+ * the size of a day's keyed writes and of the holds under way. A record kept longer only costs space:
+ * a retry after its expiry is treated as new either way, and an expired hold counts for nothing either
+ * way. Returns the function that stops both timers.
+ */
+export function startOutcomePurge(
+  core: Pick<InventoryCore, 'forgetExpiredOutcomes' | 'expireReservations'>,
+  logger: Logger,
+): () => void {
+  const stopOutcomes = every(
+    OUTCOME_PURGE_EVERY_MS,
+    () => core.forgetExpiredOutcomes.execute(),
+    logger,
+    'forgot expired idempotency outcomes',
+    'forgetting expired idempotency outcomes failed',
+  );
+  const stopReservations = every(
+    RESERVATION_EXPIRY_EVERY_MS,
+    () => core.expireReservations.execute(),
+    logger,
+    'marked lapsed reservations expired',
+    'marking lapsed reservations expired failed',
+  );
+  return () => {
+    stopOutcomes();
+    stopReservations();
+  };
 }

@@ -14,20 +14,25 @@ export const SQLITE = token<SqliteStorage>('SqliteStorage');
  */
 export const sqliteStorageModule = (config: Config, writer: 'inline' | 'worker') =>
   new ContainerModule((options) => {
-    bindResolved(options, SQLITE, [TOKENS.logger, TOKENS.instrumentation], (logger, instrumentation) =>
-      openSqliteStorage({
-        path: config.dbPath,
-        synchronous: config.synchronous,
-        setting: 'PETSTORE_DB',
-        writer,
-        logger,
-        onGroupCommit: (updates) => instrumentation.groupCommit(updates),
-        onHealthChange: (healthy, cause) => {
-          const database = `PETSTORE_DB=${config.dbPath}`;
-          if (healthy) logger.info({ database }, 'sqlite written again; stock writes succeed');
-          else logger.error({ database, err: cause }, 'sqlite cannot be written; stock writes answer 503');
-        },
-      }),
+    bindResolved(
+      options,
+      SQLITE,
+      [TOKENS.logger, TOKENS.instrumentation, TOKENS.clock],
+      (logger, instrumentation, clock) =>
+        openSqliteStorage({
+          clock,
+          path: config.dbPath,
+          synchronous: config.synchronous,
+          setting: 'PETSTORE_DB',
+          writer,
+          logger,
+          onGroupCommit: (updates) => instrumentation.groupCommit(updates),
+          onHealthChange: (healthy, cause) => {
+            const database = `PETSTORE_DB=${config.dbPath}`;
+            if (healthy) logger.info({ database }, 'sqlite written again; stock writes succeed');
+            else logger.error({ database, err: cause }, 'sqlite cannot be written; stock writes answer 503');
+          },
+        }),
     );
     bindResolved(options, TOKENS.inventory, [SQLITE], (s) => s.inventory);
     bindResolved(options, TOKENS.changes, [SQLITE], (s) => s.changes);

@@ -2,18 +2,46 @@ import { type PetId, petId as toPetId } from './pet-id.js';
 import { isPetStatus, type PetStatus } from './pet-status.js';
 import { type Quantity, quantity as toQuantity } from './quantity.js';
 
-/** The stock level of one pet. */
-export interface InventoryItem {
+/** The stock on hand of one pet and its status: what a stock change records, before and after. */
+export interface StockLevel {
   readonly petId: PetId;
   readonly quantity: Quantity;
   readonly status: PetStatus;
 }
 
-/** Makes an InventoryItem, re-checking every invariant: an invalid one is a bug of the caller. */
-export function inventoryItem(petId: bigint, quantity: number, status: PetStatus): InventoryItem {
+/**
+ * The stock level of one pet as the API answers it: what is on hand (`quantity`), and how much of it
+ * held reservations set aside (`reserved`, never more than `quantity`). What is available is the rest
+ * (see `availableOf`).
+ */
+export interface InventoryItem extends StockLevel {
+  readonly reserved: Quantity;
+}
+
+/** Makes a StockLevel, re-checking every invariant: an invalid one is a bug of the caller. */
+export function stockLevel(petId: bigint, quantity: number, status: PetStatus): StockLevel {
   if (!isPetStatus(status)) throw new RangeError(`status ${String(status)} is not a PetStatus`);
   return { petId: toPetId(petId), quantity: toQuantity(quantity), status };
 }
+
+/** Makes an InventoryItem, re-checking every invariant (reserved within what is on hand). */
+export function inventoryItem(petId: bigint, quantity: number, status: PetStatus, reserved: number): InventoryItem {
+  const level = stockLevel(petId, quantity, status);
+  if (toQuantity(reserved) > level.quantity) {
+    throw new RangeError(`pet ${petId} has ${reserved} reserved of the ${quantity} on hand`);
+  }
+  return { ...level, reserved: reserved as Quantity };
+}
+
+/** The stock level of an item, without what is reserved of it: what a change records. */
+export const levelOf = (item: InventoryItem): StockLevel => ({
+  petId: item.petId,
+  quantity: item.quantity,
+  status: item.status,
+});
+
+/** What can still be reserved or taken: on hand less what held reservations set aside. */
+export const availableOf = (item: InventoryItem): number => item.quantity - item.reserved;
 
 /**
  * The status a pet has once its stock is set to `quantity`. None left means sold; stock arriving for a
@@ -25,9 +53,9 @@ export function statusAfterStockChange(current: PetStatus, quantity: Quantity): 
   return current;
 }
 
-/** The item with its stock set to `quantity` and its status moved by the rule above. */
-export const withStock = (item: InventoryItem, quantity: Quantity): InventoryItem => ({
-  petId: item.petId,
+/** The level with its stock set to `quantity` and its status moved by the rule above. */
+export const withStock = (level: StockLevel, quantity: Quantity): StockLevel => ({
+  petId: level.petId,
   quantity,
-  status: statusAfterStockChange(item.status, quantity),
+  status: statusAfterStockChange(level.status, quantity),
 });

@@ -1,9 +1,12 @@
-import type { InventoryItem } from './inventory-item.js';
+import type { StockLevel } from './inventory-item.js';
 
-/** Which kind of order made a change: a stock set to a count, or moved by a delta. */
-export type StockChangeKind = 'set' | 'adjust';
+/**
+ * Which kind of write made a change: a stock set to a count, moved by a delta, or lowered by the
+ * commit of a reservation.
+ */
+export type StockChangeKind = 'set' | 'adjust' | 'reservation_commit';
 
-export const STOCK_CHANGE_KINDS: readonly StockChangeKind[] = ['set', 'adjust'];
+export const STOCK_CHANGE_KINDS: readonly StockChangeKind[] = ['set', 'adjust', 'reservation_commit'];
 
 const CHANGE_KINDS: ReadonlySet<string> = new Set(STOCK_CHANGE_KINDS);
 
@@ -23,8 +26,8 @@ export interface StockChange {
    */
   readonly id: bigint;
   readonly kind: StockChangeKind;
-  readonly before: InventoryItem;
-  readonly after: InventoryItem;
+  readonly before: StockLevel;
+  readonly after: StockLevel;
   /** The id of the API key (or the admin tool) that made the change. */
   readonly actor: string;
   /** Unix milliseconds. */

@@ -1,5 +1,6 @@
-import { type InventoryItem, withStock } from './inventory-item.js';
+import { availableOf, levelOf, type StockLevel, withStock } from './inventory-item.js';
 import { isQuantity } from './quantity.js';
+import type { ReservationOutcome } from './reservation-outcome.js';
 import { fail } from './result.js';
 import { isReason } from './stock-change.js';
 import { type IdempotencyClaim, isDelta, type StockCommand, type StockOrder } from './stock-command.js';
@@ -14,11 +15,17 @@ import {
 } from './stock-outcome.js';
 import type { InventoryEntry } from './stock-write.js';
 
-/** A claim as a store keeps it: the request it was made for, its outcome, and when it may be forgotten. */
+/** What a claim keeps: the outcome of a stock write, or of a reservation write. */
+export type StoredOutcome = StockOutcome | ReservationOutcome;
+
+/**
+ * A claim as a store keeps it: the request it was made for, its outcome, and when it may be forgotten.
+ * Stock and reservation writes share the keys of a scope, so a key used on one is refused on the other.
+ */
 export interface StoredClaim {
   readonly fingerprint: string;
   readonly expiresAtMs: number;
-  readonly outcome: StockOutcome;
+  readonly outcome: StoredOutcome;
 }
 
 /** What a store found of a command's claim inside its transaction. */
@@ -53,41 +60,70 @@ export interface StockDecision {
   readonly claimed: { readonly claim: IdempotencyClaim; readonly outcome: StockOutcome } | undefined;
 }
 
+/** What a claim alone answers: a refusal of the key, or the outcome to replay. */
+export type ClaimAnswer =
+  | { readonly error: typeof KEY_IN_USE | typeof KEY_REUSED }
+  | { readonly outcome: StoredOutcome };
+
 /**
  * The answer a claim alone gives, before any entry is looked at: in use while another write holds the
  * key; nothing (the write goes ahead and stores its own outcome) when no outcome is stored or it
- * expired at `nowMs`; a refusal when the key was used on another request; else the replay of the first
- * outcome. The one place that decides these, for every store and for this process's own writes.
+ * expired at `nowMs`; a refusal when the key was used on another request; else the first outcome, to
+ * replay. The one place that decides these, for every kind of write, every store and this process's
+ * own writes.
  */
+export function claimAnswer(found: ClaimFound, claim: IdempotencyClaim, nowMs: number): ClaimAnswer | undefined {
+  if (found.heldElsewhere) return { error: KEY_IN_USE };
+  const stored = found.stored;
+  if (stored === undefined || stored.expiresAtMs <= nowMs) return undefined;
+  if (stored.fingerprint !== claim.fingerprint) return { error: KEY_REUSED };
+  return { outcome: stored.outcome };
+}
+
+/** `claimAnswer` as the answer of a stock write. */
 export function answerFromClaim(
   found: ClaimFound,
   claim: IdempotencyClaim,
   nowMs: number,
 ): StockWriteResult | undefined {
-  if (found.heldElsewhere) return fail(KEY_IN_USE);
-  const stored = found.stored;
-  if (stored === undefined || stored.expiresAtMs <= nowMs) return undefined;
-  if (stored.fingerprint !== claim.fingerprint) return fail(KEY_REUSED);
-  return resultOf(stored.outcome, true);
+  const answer = claimAnswer(found, claim, nowMs);
+  if (answer === undefined) return undefined;
+  if ('error' in answer) return fail(answer.error);
+  // The fingerprint names the method and path: the same one is the same kind of write.
+  if (answer.outcome.kind !== 'written' && answer.outcome.kind !== 'refused') {
+    throw new Error('an Idempotency-Key holds the outcome of another kind of write than its request');
+  }
+  return resultOf(answer.outcome, true);
 }
 
-/** The entry an order leaves, or why it is refused. A missing pet comes first, then the version. */
-function judge(order: StockOrder, index: number, current: InventoryEntry | undefined): StockRefusal | InventoryItem {
+/**
+ * The entry an order leaves, or why it is refused. A missing pet comes first, then the version. What
+ * held reservations set aside stays: a set may not go below it, and an adjustment may take only what is
+ * available.
+ */
+function judge(order: StockOrder, index: number, current: InventoryEntry | undefined): StockRefusal | StockLevel {
   if (current === undefined) return { index, code: 'pet_not_found', petId: order.petId };
   if (order.ifVersion !== undefined && !order.ifVersion.includes(current.version)) {
     return { index, code: 'precondition_failed', petId: order.petId, currentVersion: current.version };
   }
+  const { reserved } = current.item;
+  const level = levelOf(current.item);
   switch (order.kind) {
     case 'set':
-      return withStock(current.item, order.quantity);
+      if (order.quantity < reserved) {
+        return { index, code: 'quantity_below_reserved', petId: order.petId, quantity: order.quantity, reserved };
+      }
+      return withStock(level, order.quantity);
     case 'adjust': {
       if (!isDelta(order.delta)) throw new RangeError(`delta ${order.delta} is not a valid adjustment`);
-      const { quantity } = current.item;
+      const { quantity } = level;
       const next = quantity + order.delta;
       const refused = { index, petId: order.petId, quantity, delta: order.delta };
-      if (next < 0) return { ...refused, code: 'insufficient_stock' };
+      if (-order.delta > availableOf(current.item)) {
+        return { ...refused, code: 'insufficient_stock', ...(reserved === 0 ? {} : { reserved }) };
+      }
       if (!isQuantity(next)) return { ...refused, code: 'quantity_limit_exceeded' };
-      return withStock(current.item, next);
+      return withStock(level, next);
     }
   }
 }
@@ -107,13 +143,15 @@ function checkOrders(orders: readonly StockOrder[]): void {
   }
 }
 
-const isRefusal = (judged: StockRefusal | InventoryItem): judged is StockRefusal => 'code' in judged;
+const isRefusal = (judged: StockRefusal | StockLevel): judged is StockRefusal => 'code' in judged;
 
 /**
  * The one decision of a stock write, for every store and every kind of order. Every order is judged
  * against its entry as read: a missing pet comes first (a 404 answers before any precondition, as RFC
- * 9110 section 13.2.2 orders it), then `ifVersion`, then the order's own rule (a set takes its count;
- * an adjustment must land within 0..QUANTITY_MAX); the status moves by the domain's rule on the result. When any order is refused, nothing is written and every refusal is answered; else
+ * 9110 section 13.2.2 orders it), then `ifVersion`, then the order's own rule (a set takes its count,
+ * not below what is reserved; an adjustment may take what is available and land at QUANTITY_MAX at
+ * most); the status moves by the domain's rule on the result. When any order is refused, nothing is
+ * written and every refusal is answered; else
  * every entry moves to its next version with one change recorded. With a claim, the outcome is stored
  * for its retries, unless the claim alone answers (see `answerFromClaim`).
  */
@@ -140,13 +178,14 @@ export function decideStockWrite(input: StockWriteInput): StockDecision {
       change: {
         id,
         kind: order.kind,
-        before: current.item,
+        before: levelOf(current.item),
         after: judged,
         actor: command.actor,
         atMs: command.atMs,
         reason: reasonOf(order),
       },
       version: current.version + 1,
+      reserved: current.item.reserved,
     });
   });
   const outcome: StockOutcome =

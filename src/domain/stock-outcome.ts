@@ -1,13 +1,17 @@
 import type { DomainError } from './errors.js';
 import type { PetId } from './pet-id.js';
-import { QUANTITY_MAX } from './quantity.js';
+import { QUANTITY_MAX, type Quantity } from './quantity.js';
 import { fail, ok, type Result } from './result.js';
 import type { StockChange } from './stock-change.js';
 
-/** An entry as a write left it: the change recorded and the entry's new version. */
+/**
+ * An entry as a write left it: the change recorded, the entry's new version, and what held
+ * reservations set aside of it (which a set or an adjustment leaves as it found it).
+ */
 export interface WrittenEntry {
   readonly change: StockChange;
   readonly version: number;
+  readonly reserved: Quantity;
 }
 
 /** Why one order of a command was refused; `index` is its place in the command. */
@@ -19,13 +23,25 @@ export type StockRefusal =
       readonly petId: PetId;
       readonly currentVersion: number;
     }
-  /** The adjustment would take the stock below 0 (`quantity` is the stock it found). */
+  /**
+   * The adjustment would take more than is available: the stock below what is reserved, or below 0
+   * (`quantity` is the stock it found; `reserved`, absent in outcomes stored before reservations, 0).
+   */
   | {
       readonly index: number;
       readonly code: 'insufficient_stock';
       readonly petId: PetId;
       readonly quantity: number;
       readonly delta: number;
+      readonly reserved?: number;
+    }
+  /** The set would leave less on hand (`quantity`, asked) than held reservations set aside (`reserved`). */
+  | {
+      readonly index: number;
+      readonly code: 'quantity_below_reserved';
+      readonly petId: PetId;
+      readonly quantity: number;
+      readonly reserved: number;
     }
   /** The adjustment would take the stock above QUANTITY_MAX. */
   | {
@@ -44,6 +60,7 @@ const REFUSAL_DATA: Readonly<Record<StockRefusalCode, readonly string[]>> = {
   precondition_failed: ['currentVersion'],
   insufficient_stock: ['quantity', 'delta'],
   quantity_limit_exceeded: ['quantity', 'delta'],
+  quantity_below_reserved: ['quantity', 'reserved'],
 };
 
 /** Every code a refusal of an order can carry. */
@@ -98,8 +115,18 @@ export function refusalMessage(refusal: StockRefusal): string {
       return `no pet has id ${refusal.petId}`;
     case 'precondition_failed':
       return `the stock of pet ${refusal.petId} is at version ${refusal.currentVersion}, not the one If-Match names; read it again`;
-    case 'insufficient_stock':
-      return `pet ${refusal.petId} has ${refusal.quantity} in stock: a delta of ${refusal.delta} would take it below 0`;
+    case 'insufficient_stock': {
+      const reserved = refusal.reserved ?? 0;
+      if (reserved === 0) {
+        return `pet ${refusal.petId} has ${refusal.quantity} in stock: a delta of ${refusal.delta} would take it below 0`;
+      }
+      return (
+        `pet ${refusal.petId} has ${refusal.quantity} in stock, ${reserved} of it reserved: a delta of ` +
+        `${refusal.delta} would take more than the ${refusal.quantity - reserved} available`
+      );
+    }
+    case 'quantity_below_reserved':
+      return `pet ${refusal.petId} has ${refusal.reserved} reserved: its stock cannot be set to ${refusal.quantity}, below that`;
     case 'quantity_limit_exceeded':
       return `pet ${refusal.petId} has ${refusal.quantity} in stock: a delta of ${refusal.delta} would take it above ${QUANTITY_MAX}`;
   }

@@ -32,9 +32,9 @@ describe('pets add', () => {
     expect((await cli.run('pets', 'add', `--id=-1`, '--name', 'Minus one')).code).toBe(0);
     const { items } = await drain(cli.storage.inventory.list());
     expect(items).toEqual([
-      { petId: INT64_MIN, quantity: 0, status: 'sold' },
-      { petId: -1n, quantity: 0, status: 'sold' },
-      { petId: INT64_MAX, quantity: 4, status: 'available' },
+      { petId: INT64_MIN, quantity: 0, status: 'sold', reserved: 0 },
+      { petId: -1n, quantity: 0, status: 'sold', reserved: 0 },
+      { petId: INT64_MAX, quantity: 4, status: 'available', reserved: 0 },
     ]);
   });
 

@@ -27,16 +27,18 @@ describe('the typed client', () => {
   it('lists the inventory with every petId as an exact bigint', async () => {
     const answer = await client.get('/inventory');
     expect(answer.ok && answer.data).toEqual([
-      { petId: INT64_MIN, quantity: 4, status: 'available' },
-      { petId: 1n, quantity: 3, status: 'available' },
-      { petId: 9007199254740993n, quantity: 2, status: 'available' },
-      { petId: INT64_MAX, quantity: 1, status: 'available' },
+      { petId: INT64_MIN, quantity: 4, reserved: 0, available: 4, status: 'available' },
+      { petId: 1n, quantity: 3, reserved: 0, available: 3, status: 'available' },
+      { petId: 9007199254740993n, quantity: 2, reserved: 0, available: 2, status: 'available' },
+      { petId: INT64_MAX, quantity: 1, reserved: 0, available: 1, status: 'available' },
     ]);
   });
 
   it('sends a bigint query value as its exact digits', async () => {
     const answer = await client.get('/inventory', { params: { query: { after: 9007199254740993n, limit: 5 } } });
-    expect(answer.ok && answer.data).toEqual([{ petId: INT64_MAX, quantity: 1, status: 'available' }]);
+    expect(answer.ok && answer.data).toEqual([
+      { petId: INT64_MAX, quantity: 1, reserved: 0, available: 1, status: 'available' },
+    ]);
   });
 
   it('sends a bigint path parameter and body, and reads the answer exactly', async () => {
@@ -45,7 +47,13 @@ describe('the typed client', () => {
       body: { quantity: 0 },
     });
     expect(answer).toMatchObject({ ok: true, status: 200 });
-    expect(answer.ok && answer.data).toEqual({ petId: 9007199254740993n, quantity: 0, status: 'sold' });
+    expect(answer.ok && answer.data).toEqual({
+      petId: 9007199254740993n,
+      quantity: 0,
+      reserved: 0,
+      available: 0,
+      status: 'sold',
+    });
     expect(answer.headers.get('x-ratelimit-limit')).toBe('100000');
   });
 

@@ -6,6 +6,7 @@ import type { StockChange } from '../../src/domain/stock-change.js';
 import type { IdempotencyClaim, StockCommand } from '../../src/domain/stock-command.js';
 import type { StockWriteResult } from '../../src/domain/stock-outcome.js';
 import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { describeReservationsContract } from './reservations.contract.js';
 import { describeStockCommandsContract } from './stock-commands.contract.js';
 import { drain, type MakeStorage, type StorageFixture } from './storage-fixture.js';
 
@@ -42,7 +43,8 @@ const aClaim = (
 async function afterOf(result: Promise<StockWriteResult>): Promise<InventoryItem> {
   const r = await result;
   if (!r.ok) throw new Error(`the write was refused: ${r.error.code}`);
-  return (r.value.entries[0] as { change: StockChange }).change.after;
+  const written = r.value.entries[0] as { change: StockChange; reserved: InventoryItem['reserved'] };
+  return { ...written.change.after, reserved: written.reserved };
 }
 
 /** The InventoryRepository (and StockChangeLog) contract, run over every storage adapter. */
@@ -77,8 +79,8 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
         ]);
         const { items } = await drain(store.inventory.list());
         expect(items).toEqual([
-          { petId: 1n, quantity: 0, status: 'sold' },
-          { petId: 2n, quantity: 2147483647, status: 'pending' },
+          { petId: 1n, quantity: 0, status: 'sold', reserved: 0 },
+          { petId: 2n, quantity: 2147483647, status: 'pending', reserved: 0 },
         ]);
       });
 
@@ -104,7 +106,7 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
       it('answers an entry with version 1 when its pet is added', async () => {
         await store.pets.addAll([aPet(INT64_MAX, { quantity: quantity(3), status: 'pending' })]);
         expect(await store.inventory.get(petId(INT64_MAX))).toEqual({
-          item: { petId: INT64_MAX, quantity: 3, status: 'pending' },
+          item: { petId: INT64_MAX, quantity: 3, status: 'pending', reserved: 0 },
           version: 1,
         });
       });
@@ -164,13 +166,14 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
                   reason: null,
                 },
                 version: 2,
+                reserved: 0,
               },
             ],
             replayed: false,
           },
         });
         const { items } = await drain(store.inventory.list());
-        expect(items).toEqual([{ petId: 10n, quantity: 0, status: 'sold' }]);
+        expect(items).toEqual([{ petId: 10n, quantity: 0, status: 'sold', reserved: 0 }]);
         expect((await store.pets.get(petId(10n)))?.status).toBe('sold');
         expect(await store.inventory.get(petId(10n))).toMatchObject({ version: 2 });
       });
@@ -200,6 +203,7 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
           petId: INT64_MAX,
           quantity: 7,
           status: 'available',
+          reserved: 0,
         });
         expect(await afterOf(store.inventory.write(aWrite(INT64_MIN, 8)))).toMatchObject({ petId: INT64_MIN });
         const history = await store.changes.history(petId(INT64_MAX), { limit: 10 });
@@ -236,7 +240,7 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
           },
         });
         expect(await store.inventory.get(petId(1n))).toEqual({
-          item: { petId: 1n, quantity: 4, status: 'available' },
+          item: { petId: 1n, quantity: 4, status: 'available', reserved: 0 },
           version: 2,
         });
         expect(await store.changes.history(petId(1n), { limit: 10 })).toHaveLength(1);
@@ -357,6 +361,7 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
     });
 
     describeStockCommandsContract(() => store);
+    describeReservationsContract(() => store);
 
     describe('history', () => {
       it('answers every change newest first, with who made it and when', async () => {

@@ -11,10 +11,10 @@ import { describeStockChangeFeedContract } from './stock-change-feed.contract.js
 import type { MakeStorage } from './storage-fixture.js';
 import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
-const makeMemory: MakeStorage = async () => ({
-  ...createMemoryAdapters(new ManualClock()),
-  close: async () => {},
-});
+const makeMemory: MakeStorage = async () => {
+  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+  return { ...createMemoryAdapters(clock), clock, close: async () => {} };
+};
 
 describeInventoryRepositoryContract('memory', makeMemory);
 describePetCatalogContract('memory', makeMemory);
@@ -24,9 +24,11 @@ describeOrderBookContract('memory', makeMemory);
 describeApiKeyStoreContract('memory', makeMemory);
 // The cache in front of a store must keep the store's contract (its revocations seen at once).
 describeApiKeyStoreContract('cached memory', async () => {
-  const memory = createMemoryAdapters(new ManualClock());
+  const clock = new ManualClock();
+  const memory = createMemoryAdapters(clock);
   return {
     ...memory,
+    clock,
     keys: new CachedApiKeyStore(memory.keys, new ManualClock(), { ttlMs: 500 }),
     close: async () => {},
   };

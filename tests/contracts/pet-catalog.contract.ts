@@ -74,7 +74,7 @@ export function describePetCatalogContract(adapter: string, make: MakeStorage): 
     it('starts the inventory entry of each pet it adds', async () => {
       await store.pets.addAll([aPet(2, { quantity: quantity(11) })]);
       const { items } = await drain(store.inventory.list());
-      expect(items).toEqual([{ petId: 2n, quantity: 11, status: 'available' }]);
+      expect(items).toEqual([{ petId: 2n, quantity: 11, status: 'available', reserved: 0 }]);
     });
 
     it('adds nothing when an id is given twice in one batch', async () => {

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { hasPostgresServer, usePostgresServer } from '../postgres/postgres-fixture.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
@@ -13,8 +14,10 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
 describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
   const postgres = usePostgresServer();
   const makePostgres: MakeStorage = async () => {
-    const storage = await postgres.storage();
+    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+    const storage = await postgres.storage({ clock });
     return {
+      clock,
       inventory: storage.inventory,
       changes: storage.changes,
       feed: storage.feed,

@@ -1,5 +1,6 @@
 import { openSqliteStorage, type SqliteStorageOptions } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
@@ -13,8 +14,10 @@ const makeSqlite =
   (writer: SqliteStorageOptions['writer']): MakeStorage =>
   async () => {
     const temp = await tempDatabase();
-    const storage = openSqliteStorage({ path: temp.path, writer });
+    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+    const storage = openSqliteStorage({ path: temp.path, writer, clock });
     return {
+      clock,
       inventory: storage.inventory,
       changes: storage.changes,
       feed: storage.feed,

@@ -6,6 +6,7 @@ import type { StockChangeFeed } from '../../src/application/ports/stock-change-f
 import type { StockChangeLog } from '../../src/application/ports/stock-change-log.js';
 import type { WebhookStore } from '../../src/application/ports/webhook-store.js';
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
+import type { ManualClock } from '../support/manual-clock.js';
 
 /** The storage ports of one adapter, sharing one store, as the composition root wires them. */
 export interface StorageFixture {
@@ -16,6 +17,8 @@ export interface StorageFixture {
   readonly pets: PetCatalog;
   readonly orders: OrderBook;
   readonly keys: ApiKeyStore;
+  /** The time the store reads reservations at: a test moves it instead of sleeping. */
+  readonly clock: ManualClock;
   close(): Promise<void>;
 }
 

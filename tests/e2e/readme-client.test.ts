@@ -42,7 +42,13 @@ describe('the README’s client example', () => {
       env: { ...process.env, PETSTORE_URL: `${fixture.origin}/v1`, PETSTORE_KEY: key },
     });
     expect(stdout.trim().split('\n')).toEqual([
-      "{ petId: 9007199254740993n, quantity: 0, status: 'sold' }",
+      '{',
+      '  petId: 9007199254740993n,',
+      '  quantity: 0,',
+      '  reserved: 0,',
+      '  available: 0,',
+      "  status: 'sold'",
+      '}',
       '404 pet_not_found',
       '1n 3 available',
       '2n 1 pending',

@@ -22,7 +22,7 @@ describe('the README’s embedding example', () => {
   it('runs and prints what the README says it prints', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', file], { cwd: root });
     expect(stdout.trim().split('\n')).toEqual([
-      "{ petId: 9007199254740993n, quantity: 0, status: 'sold' } version 2",
+      "{ petId: 9007199254740993n, quantity: 0, status: 'sold', reserved: 0 } version 2",
       '9007199254740993 0 sold',
       '9007199254740994 12 pending',
     ]);

@@ -37,7 +37,13 @@ describe('npm start in development', () => {
     expect(key).toBeDefined();
     const listed = await clientOf(first, key as string).get('/inventory');
     expect(listed.status).toBe(200);
-    expect(listed.ok && listed.data).toContainEqual({ petId: 9007199254740993n, quantity: 2, status: 'available' });
+    expect(listed.ok && listed.data).toContainEqual({
+      petId: 9007199254740993n,
+      quantity: 2,
+      reserved: 0,
+      available: 2,
+      status: 'available',
+    });
     expect(await first.stop()).toBe(0);
 
     const second = await start();
@@ -71,7 +77,13 @@ describe('a restart', () => {
     expect(await first.stop()).toBe(0);
     const second = await start();
     const list = await clientOf(second, key).get('/inventory');
-    expect(list.ok && list.data).toContainEqual({ petId: 3n, quantity: 41, status: 'available' });
+    expect(list.ok && list.data).toContainEqual({
+      petId: 3n,
+      quantity: 41,
+      reserved: 0,
+      available: 41,
+      status: 'available',
+    });
   });
 });
 

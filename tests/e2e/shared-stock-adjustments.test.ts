@@ -70,7 +70,7 @@ describe.skipIf(!hasPostgresServer)('adjustments through two instances sharing o
       // Half the writes went to each instance, and both read the one shared entry.
       expect(postsServed(instance)).toBe(20);
       const item = await call(instance, '/inventory/1');
-      expect(await item.json()).toEqual({ petId: 1, quantity: 0, status: 'sold' });
+      expect(await item.json()).toEqual({ petId: 1, quantity: 0, reserved: 0, available: 0, status: 'sold' });
       expect(item.headers.get('etag')).toBe('"26"');
     }
     const history = (await (await call(second, '/inventory/1/changes?limit=1000')).json()) as { kind: string }[];

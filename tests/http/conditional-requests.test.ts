@@ -39,7 +39,7 @@ describe('conditional requests (RFC 9110 section 13)', () => {
     it('answers the InventoryItem with its version as a strong ETag, never in the body', async () => {
       const response = await get('/v1/inventory/1');
       expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":1,"quantity":5,"status":"available"}');
+      expect(response.text).toBe('{"petId":1,"quantity":5,"reserved":0,"available":5,"status":"available"}');
       expect(response.headers.get('etag')).toBe('"1"');
     });
 
@@ -78,7 +78,7 @@ describe('conditional requests (RFC 9110 section 13)', () => {
       const response = await patch('/v1/inventory/1', '{"quantity":9}', { 'if-match': '"7", "1"' });
       expect(response.status).toBe(200);
       expect(response.headers.get('etag')).toBe('"2"');
-      expect(response.text).toBe('{"petId":1,"quantity":9,"status":"available"}');
+      expect(response.text).toBe('{"petId":1,"quantity":9,"reserved":0,"available":9,"status":"available"}');
     });
 
     it('answers a stale tag with 412 precondition_failed and the current ETag, and writes nothing', async () => {
@@ -87,7 +87,9 @@ describe('conditional requests (RFC 9110 section 13)', () => {
       expect(response.status).toBe(412);
       expect(codeOf(response)).toBe('precondition_failed');
       expect(response.headers.get('etag')).toBe('"2"');
-      expect((await get('/v1/inventory/1')).text).toBe('{"petId":1,"quantity":6,"status":"available"}');
+      expect((await get('/v1/inventory/1')).text).toBe(
+        '{"petId":1,"quantity":6,"reserved":0,"available":6,"status":"available"}',
+      );
       expect(await historyLength(1n)).toBe(1);
     });
 
@@ -162,7 +164,7 @@ describe('conditional requests (RFC 9110 section 13)', () => {
       await patch('/v1/inventory/1', '{"quantity":0}');
       const after = await list({ 'if-none-match': tag });
       expect(after.status).toBe(200);
-      expect(after.text).toBe('[{"petId":1,"quantity":0,"status":"sold"}]');
+      expect(after.text).toBe('[{"petId":1,"quantity":0,"reserved":0,"available":0,"status":"sold"}]');
       expect(after.headers.get('etag')).not.toBe(tag);
       await fx.addPets(aPet(2));
       expect((await list({ 'if-none-match': after.headers.get('etag') as string })).status).toBe(200);
@@ -171,7 +173,7 @@ describe('conditional requests (RFC 9110 section 13)', () => {
     it('answers a malformed If-None-Match in full, as if it were absent', async () => {
       const response = await list({ 'if-none-match': 'not a tag' });
       expect(response.status).toBe(200);
-      expect(response.text).toBe('[{"petId":1,"quantity":5,"status":"available"}]');
+      expect(response.text).toBe('[{"petId":1,"quantity":5,"reserved":0,"available":5,"status":"available"}]');
     });
 
     it('tags a streamed list too, and answers 304 to it', async () => {

@@ -41,7 +41,7 @@ describe('POST /v1/inventory/{petId}/adjustments (adjustInventory)', () => {
     it('moves the stock by the delta, answers the entry with its new ETag, and records an adjust with its reason', async () => {
       const response = await adjust(1, '{"delta":-2,"reason":"sold at the counter"}');
       expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":1,"quantity":3,"status":"available"}');
+      expect(response.text).toBe('{"petId":1,"quantity":3,"reserved":0,"available":3,"status":"available"}');
       expect(response.headers.get('etag')).toBe('"2"');
       const [change] = await changesOf(1n);
       expect(change).toMatchObject({ kind: 'adjust', reason: 'sold at the counter' });
@@ -49,8 +49,12 @@ describe('POST /v1/inventory/{petId}/adjustments (adjustInventory)', () => {
     });
 
     it('moves the status by the rule on the result: to 0 is sold, stock for a sold pet makes it available', async () => {
-      expect((await adjust(1, '{"delta":-5}')).text).toBe('{"petId":1,"quantity":0,"status":"sold"}');
-      expect((await adjust(2, '{"delta":4}')).text).toBe('{"petId":2,"quantity":4,"status":"available"}');
+      expect((await adjust(1, '{"delta":-5}')).text).toBe(
+        '{"petId":1,"quantity":0,"reserved":0,"available":0,"status":"sold"}',
+      );
+      expect((await adjust(2, '{"delta":4}')).text).toBe(
+        '{"petId":2,"quantity":4,"reserved":0,"available":4,"status":"available"}',
+      );
     });
 
     it('takes the largest delta either way when the result stays in range', async () => {

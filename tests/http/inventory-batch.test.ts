@@ -50,8 +50,8 @@ describe('POST /v1/inventory/batch (batchUpdateInventory)', () => {
     );
     expect(response.status).toBe(200);
     expect(response.text).toBe(
-      `{"items":[{"petId":${INT64_MAX},"quantity":3,"status":"available","version":2},` +
-        '{"petId":2,"quantity":0,"status":"sold","version":2},{"petId":1,"quantity":7,"status":"available","version":2}]}',
+      `{"items":[{"petId":${INT64_MAX},"quantity":3,"reserved":0,"available":3,"status":"available","version":2},` +
+        '{"petId":2,"quantity":0,"reserved":0,"available":0,"status":"sold","version":2},{"petId":1,"quantity":7,"reserved":0,"available":7,"status":"available","version":2}]}',
     );
     expect(response.headers.get('etag')).toBeNull();
     expect((await changesOf(2n)).map((c) => [c.kind, c.reason])).toEqual([['adjust', 'sold']]);

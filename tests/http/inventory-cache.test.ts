@@ -76,7 +76,7 @@ describe('GET /v1/inventory answers an unchanged list without reading the store 
     });
     expect(patched.status).toBe(200);
     const after = await list();
-    expect(after.text).toContain('{"petId":2,"quantity":0,"status":"sold"}');
+    expect(after.text).toContain('{"petId":2,"quantity":0,"reserved":0,"available":0,"status":"sold"}');
     expect(counter.reads()).toBe(2);
   });
 

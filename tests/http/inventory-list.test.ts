@@ -31,10 +31,10 @@ describe('GET /v1/inventory (listInventory)', () => {
     await fx.addPets(aPet(INT64_MAX), aPet(2n ** 53n + 1n, { status: 'pending' }), aPet(0), aPet(INT64_MIN));
     const response = await list();
     expect(response.text).toBe(
-      '[{"petId":-9223372036854775808,"quantity":5,"status":"available"},' +
-        '{"petId":0,"quantity":5,"status":"available"},' +
-        '{"petId":9007199254740993,"quantity":5,"status":"pending"},' +
-        '{"petId":9223372036854775807,"quantity":5,"status":"available"}]',
+      '[{"petId":-9223372036854775808,"quantity":5,"reserved":0,"available":5,"status":"available"},' +
+        '{"petId":0,"quantity":5,"reserved":0,"available":5,"status":"available"},' +
+        '{"petId":9007199254740993,"quantity":5,"reserved":0,"available":5,"status":"pending"},' +
+        '{"petId":9223372036854775807,"quantity":5,"reserved":0,"available":5,"status":"available"}]',
     );
   });
 

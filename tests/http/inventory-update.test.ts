@@ -32,8 +32,8 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
     it('sets the quantity and answers the updated InventoryItem', async () => {
       const response = await patch('/v1/inventory/1', '{"quantity":12}');
       expect(response.status).toBe(200);
-      expect(response.text).toBe('{"petId":1,"quantity":12,"status":"available"}');
-      expect(await stockOf(1)).toBe('{"petId":1,"quantity":12,"status":"available"}');
+      expect(response.text).toBe('{"petId":1,"quantity":12,"reserved":0,"available":12,"status":"available"}');
+      expect(await stockOf(1)).toBe('{"petId":1,"quantity":12,"reserved":0,"available":12,"status":"available"}');
     });
 
     it('records the change with the key’s id as the actor and the clock’s time', async () => {
@@ -86,7 +86,13 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
     ])('moves %s with quantity %d to %s', async (before, newQuantity, after) => {
       await fx.addPets(aPet(2, { status: before }));
       const response = await patch('/v1/inventory/2', `{"quantity":${newQuantity}}`);
-      expect(JSON.parse(response.text)).toEqual({ petId: 2, quantity: newQuantity, status: after });
+      expect(JSON.parse(response.text)).toEqual({
+        petId: 2,
+        quantity: newQuantity,
+        reserved: 0,
+        available: newQuantity,
+        status: after,
+      });
     });
   });
 
@@ -98,10 +104,10 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
       await fx.addPets(aPet(id));
       const response = await patch(`/v1/inventory/${id}`, '{"quantity":8}');
       expect(response.status).toBe(200);
-      expect(response.text).toBe(`{"petId":${id},"quantity":8,"status":"available"}`);
+      expect(response.text).toBe(`{"petId":${id},"quantity":8,"reserved":0,"available":8,"status":"available"}`);
       const list = await fx.call('/v1/inventory', { headers: { authorization: key } });
-      expect(list.text).toContain(`{"petId":${id},"quantity":8,"status":"available"}`);
-      expect(list.exact()).toContainEqual({ petId: id, quantity: 8, status: 'available' });
+      expect(list.text).toContain(`{"petId":${id},"quantity":8,"reserved":0,"available":8,"status":"available"}`);
+      expect(list.exact()).toContainEqual({ petId: id, quantity: 8, reserved: 0, available: 8, status: 'available' });
     });
   });
 
@@ -139,7 +145,7 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
       expect(response.status).toBe(400);
       expect(errorOf(response).code).toBe('invalid_body');
       expect(errorOf(response).message).toMatch(message);
-      expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"status":"available"}');
+      expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"reserved":0,"available":5,"status":"available"}');
     });
   });
 
@@ -156,7 +162,7 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
         code: 'invalid_body',
         message: expect.stringMatching(/not valid UTF-8/),
       });
-      expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"status":"available"}');
+      expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"reserved":0,"available":5,"status":"available"}');
     });
 
     it('takes U+FFFD sent escaped', async () => {
@@ -203,7 +209,7 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
       const response = await patch('/v1/inventory/1', '{"quantity":1}', { authorization: key, ...headers });
       expect(response.status).toBe(415);
       expect(errorOf(response).code).toBe('unsupported_media_type');
-      expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"status":"available"}');
+      expect(await stockOf(1)).toBe('{"petId":1,"quantity":5,"reserved":0,"available":5,"status":"available"}');
     });
   });
 

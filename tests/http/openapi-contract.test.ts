@@ -22,7 +22,7 @@ const answer = ({ headers, ...overrides }: Overrides): ReceivedResponse => ({
   method: 'GET',
   path: '/v1/inventory',
   status: 200,
-  text: '[{"petId":9223372036854775807,"quantity":1,"status":"available"}]',
+  text: '[{"petId":9223372036854775807,"quantity":1,"reserved":0,"available":1,"status":"available"}]',
   ...overrides,
   headers: new Headers(headers ?? limitHeaders),
 });
@@ -80,7 +80,11 @@ describe('the response checker', () => {
   });
 
   it('checks a header by the component it refers to, not by its field name', () => {
-    const item = { method: 'GET', path: '/v1/inventory/1', text: '{"petId":1,"quantity":1,"status":"sold"}' };
+    const item = {
+      method: 'GET',
+      path: '/v1/inventory/1',
+      text: '{"petId":1,"quantity":1,"reserved":0,"available":1,"status":"sold"}',
+    };
     expect(() => expectMatchesDocument(answer({ ...item, headers: { ...limitHeaders, etag: '"3"' } }))).not.toThrow();
     expect(() => expectMatchesDocument(answer({ ...item, headers: { ...limitHeaders, etag: 'W/"3"' } }))).toThrow(
       /ETag/,

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { PostgresOptions } from '../../src/adapters/postgres/postgres-database.js';
 import { openPostgresStorage, type PostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
+import type { Clock } from '../../src/application/ports/clock.js';
 import { type PostgresServer, postgresServerAvailable, startPostgresServer } from '../support/postgres-server.js';
 
 /** False when PostgreSQL is missing outside CI: the suites are then skipped (CI=true throws instead). */
@@ -33,7 +34,9 @@ export interface PostgresTestbed {
    * before. Databases are used again once their storage is closed: making one costs a few hundred
    * milliseconds, emptying one a few.
    */
-  storage(options?: Omit<PostgresOptions, 'url'>): Promise<PostgresStorage & { readonly url: string }>;
+  storage(
+    options?: Omit<PostgresOptions, 'url'> & { readonly clock?: Clock },
+  ): Promise<PostgresStorage & { readonly url: string }>;
 }
 
 /**

@@ -64,9 +64,31 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
     expect(sql).toEqual(items);
     expect(sql.length).toBe(3);
     expect(sql.at(-1)).toMatch(
-      /\{"petId":9223372036854775806,[^}]*\},\{"petId":9223372036854775807,"quantity":2147483647,"status":"sold"\}$/,
+      /\{"petId":9223372036854775806,[^}]*\},\{"petId":9223372036854775807,"quantity":2147483647,"reserved":0,"available":2147483647,"status":"sold"\}$/,
     );
     expect(sql.join(',').match(/\{"petId"/g)).toHaveLength(2_353);
+  });
+
+  it('writes what held reservations set aside, as the items do, counting only the holds not yet expired', async () => {
+    await storage.pets.addAll([aPet(1, { quantity: quantity(9) }), aPet(2), aPet(3, { quantity: quantity(4) })]);
+    const now = Date.now();
+    const reserve = (id: bigint, q: number, ttlMs: number, atMs = now) =>
+      storage.inventory.writeReservation({
+        reservation: { kind: 'reserve', petId: petId(id), quantity: quantity(q), ttlMs },
+        actor: 'key_a',
+        atMs,
+      });
+    await reserve(1n, 2, 3_600_000);
+    await reserve(1n, 3, 3_600_000);
+    // Made in the past and lapsed already, yet not marked: it counts for nothing.
+    await reserve(3n, 4, 1_000, now - 60_000);
+    const { sql, items } = await bothWays();
+    expect(sql).toEqual(items);
+    expect(sql).toEqual([
+      '{"petId":1,"quantity":9,"reserved":5,"available":4,"status":"available"},' +
+        '{"petId":2,"quantity":5,"reserved":0,"available":5,"status":"available"},' +
+        '{"petId":3,"quantity":4,"reserved":0,"available":4,"status":"available"}',
+    ]);
   });
 
   it('pages as the list does: after an id, at most a limit, across negative ids', async () => {
@@ -83,7 +105,9 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
       expect(sql).toEqual(items);
     }
     expect((await bothWays()).sql).toHaveLength(2);
-    expect((await bothWays({ after: petId(298n) })).sql).toEqual(['{"petId":299,"quantity":5,"status":"available"}']);
+    expect((await bothWays({ after: petId(298n) })).sql).toEqual([
+      '{"petId":299,"quantity":5,"reserved":0,"available":5,"status":"available"}',
+    ]);
     expect((await bothWays({ after: petId(299n) })).sql).toEqual([]);
   });
 

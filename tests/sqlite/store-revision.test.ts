@@ -47,7 +47,9 @@ describe('the inventory stamp of a SQLite store', () => {
     expect(await storage.inventory.stamp()).toBe(before);
     await nextTurn();
     expect(await storage.inventory.stamp()).not.toBe(before);
-    expect((await drain(storage.inventory.list())).items).toEqual([{ petId: 1n, quantity: 9, status: 'available' }]);
+    expect((await drain(storage.inventory.list())).items).toEqual([
+      { petId: 1n, quantity: 9, status: 'available', reserved: 0 },
+    ]);
   });
 
   it('changes when another process commits a stock update', async () => {

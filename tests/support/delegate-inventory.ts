@@ -13,5 +13,8 @@ export const delegateInventory = (
   stamp: () => inner.stamp(),
   write: (command) => inner.write(command),
   forgetExpiredOutcomes: (nowMs, max) => inner.forgetExpiredOutcomes(nowMs, max),
+  writeReservation: (command) => inner.writeReservation(command),
+  getReservation: (id) => inner.getReservation(id),
+  expireReservations: (nowMs, max) => inner.expireReservations(nowMs, max),
   ...overrides,
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeOutcome, encodeOutcome } from '../../src/adapters/shared/stock-outcome-json.js';
-import { inventoryItem } from '../../src/domain/inventory-item.js';
+import { stockLevel } from '../../src/domain/inventory-item.js';
 import { petId } from '../../src/domain/pet-id.js';
+import { quantity } from '../../src/domain/quantity.js';
 import type { StockOutcome } from '../../src/domain/stock-outcome.js';
 import { INT64_MAX } from '../support/mothers.js';
 
@@ -16,13 +17,14 @@ describe('stored outcomes of keyed writes', () => {
           change: {
             id: INT64_MAX,
             kind: 'adjust',
-            before: inventoryItem(INT64_MAX, 3, 'available'),
-            after: inventoryItem(INT64_MAX, 0, 'sold'),
+            before: stockLevel(INT64_MAX, 3, 'available'),
+            after: stockLevel(INT64_MAX, 0, 'sold'),
             actor: 'key_a',
             atMs: 1_000,
             reason: 'sold at the fair',
           },
           version: 4,
+          reserved: quantity(0),
         },
       ],
     };
@@ -60,6 +62,7 @@ describe('stored outcomes of keyed writes', () => {
             reason: null,
           },
           version: 3,
+          reserved: 0,
         },
       ],
     });

@@ -49,7 +49,7 @@ describe('use cases over the in-memory adapters', () => {
   beforeEach(() => {
     clock = new ManualClock();
     store = new MemoryStore();
-    inventory = new MemoryInventoryRepository(store);
+    inventory = new MemoryInventoryRepository(store, clock);
     keys = new MemoryApiKeyStore(store);
     crypto = new CountingKeys();
   });
@@ -68,7 +68,10 @@ describe('use cases over the in-memory adapters', () => {
       const result = await update();
       expect(result).toEqual({
         ok: true,
-        value: { entry: { item: { petId: 1n, quantity: 0, status: 'sold' }, version: 2 }, replayed: false },
+        value: {
+          entry: { item: { petId: 1n, quantity: 0, status: 'sold', reserved: 0 }, version: 2 },
+          replayed: false,
+        },
       });
       expect(await inventory.history(petId(1n), { limit: 10 })).toEqual([
         {
@@ -152,7 +155,7 @@ describe('use cases over the in-memory adapters', () => {
       const get = new GetInventoryItem(inventory);
       expect(await get.execute({ petId: petId(1n) })).toEqual({
         ok: true,
-        value: { item: { petId: 1n, quantity: 5, status: 'available' }, version: 1 },
+        value: { item: { petId: 1n, quantity: 5, status: 'available', reserved: 0 }, version: 1 },
       });
       expect(await get.execute({ petId: petId(2n) })).toMatchObject({ ok: false, error: { code: 'pet_not_found' } });
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inventoryItem, statusAfterStockChange, withStock } from '../../src/domain/inventory-item.js';
+import { inventoryItem, statusAfterStockChange, stockLevel, withStock } from '../../src/domain/inventory-item.js';
 import { PET_ID_MAX, PET_ID_MIN, parsePetId, petId } from '../../src/domain/pet-id.js';
 import { isPetStatus } from '../../src/domain/pet-status.js';
 import { ownLimitsOf, PLAN_POLICIES, policyForPlan, rateLimitPolicy } from '../../src/domain/plan.js';
@@ -81,13 +81,14 @@ describe('the status rule of a stock update', () => {
   });
 
   it('keeps the pet id and sets the quantity', () => {
-    const item = inventoryItem(9n, 3, 'pending');
-    expect(withStock(item, quantity(0))).toEqual({ petId: 9n, quantity: 0, status: 'sold' });
+    const level = stockLevel(9n, 3, 'pending');
+    expect(withStock(level, quantity(0))).toEqual({ petId: 9n, quantity: 0, status: 'sold' });
   });
 
   it('re-checks invariants when an item is made', () => {
-    expect(() => inventoryItem(1n, -1, 'available')).toThrow(RangeError);
-    expect(() => inventoryItem(1n, 1, 'lost' as 'sold')).toThrow(RangeError);
+    expect(() => inventoryItem(1n, -1, 'available', 0)).toThrow(RangeError);
+    expect(() => inventoryItem(1n, 1, 'lost' as 'sold', 0)).toThrow(RangeError);
+    expect(() => inventoryItem(1n, 1, 'available', 2)).toThrow(RangeError);
   });
 });
 

@@ -15,8 +15,8 @@ const CONDITION_REQUIRED =
   '(the version of the entry’s ETag, from GET /v1/inventory/{petId})';
 
 /** An entry as a batch answers it: the InventoryItem with its version beside it (no per-item ETag). */
-const versionedItemJson = ({ change, version }: WrittenEntry): string =>
-  `${itemJson(change.after).slice(0, -1)},"version":${version}}`;
+const versionedItemJson = ({ change, version, reserved }: WrittenEntry): string =>
+  `${itemJson({ ...change.after, reserved }).slice(0, -1)},"version":${version}}`;
 
 /** The Error body's `errors` member: every refused entry, by its index in the request. */
 const errorsJson = (refusals: readonly StockRefusal[]): string =>

@@ -18,6 +18,7 @@ import { protocolChecks } from './protocol-checks.js';
 import { addRateLimitRoute } from './rate-limit-route.js';
 import { addMetricsRoute, type HttpMetrics, requestMetrics } from './request-metrics.js';
 import { type RequestTracing, traceRequests } from './request-tracing.js';
+import { addReservationRoutes } from './reservation-routes.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
@@ -59,6 +60,10 @@ export type HttpUseCases = Pick<
   | 'updateStockBatch'
   | 'listStockChanges'
   | 'listAllStockChanges'
+  | 'reserveStock'
+  | 'getReservation'
+  | 'commitReservation'
+  | 'releaseReservation'
   | 'authenticate'
   | 'admitRequest'
   | 'getRateLimit'
@@ -148,6 +153,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   const router = new Router<HttpState, RoutedContext>({ sensitive: true, strict: true });
   addServiceRoutes(router, deps.readiness, deps.healthChecks ?? noChecks, openApiJson);
   addInventoryRoutes(router, deps, { bodyLimitBytes, requireIfMatch: options.requireIfMatch ?? false });
+  addReservationRoutes(router, deps, { bodyLimitBytes });
   addPetRoutes(router, deps, {
     deprecatedAt: options.deprecatedAt ?? DEFAULT_DEPRECATED_AT,
     sunsetAt: options.sunsetAt,

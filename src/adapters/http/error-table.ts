@@ -46,11 +46,16 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   key_expired: 401,
   insufficient_scope: 403,
   pet_not_found: 404,
+  reservation_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
   idempotency_key_in_use: 409,
   insufficient_stock: 409,
   quantity_limit_exceeded: 409,
+  quantity_below_reserved: 409,
+  reservation_committed: 409,
+  reservation_released: 409,
+  reservation_expired: 409,
   request_timeout: 408,
   gone: 410,
   precondition_failed: 412,
@@ -66,8 +71,11 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   unavailable: 503,
 };
 
-/** The status of every success: each operation answers 200 with its body. */
+/** The status of every success but a new reservation's: each operation answers 200 with its body. */
 export const SUCCESS_STATUS = 200;
+
+/** The status of a reservation made: 201 with its Location. */
+export const CREATED_STATUS = 201;
 
 /** The status of a conditional GET whose `If-None-Match` names the current representation: no body. */
 export const NOT_MODIFIED_STATUS = 304;

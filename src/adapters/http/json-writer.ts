@@ -2,6 +2,7 @@ import type { InventoryItem } from '../../domain/inventory-item.js';
 import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
 import type { PetStatus } from '../../domain/pet-status.js';
+import type { Reservation } from '../../domain/reservation.js';
 
 /*
  * Hand-written JSON for the response shapes. JSON.stringify cannot write a bigint, and converting ids to
@@ -23,9 +24,21 @@ const STATUS_TAIL: Readonly<Record<PetStatus, string>> = {
   sold: ',"status":"sold"}',
 };
 
-/** One InventoryItem: `{"petId":…,"quantity":…,"status":"…"}`, petId exact. */
+/**
+ * One InventoryItem: `{"petId":…,"quantity":…,"reserved":…,"available":…,"status":"…"}`, petId exact.
+ * SQLite writes the same text for the list (sqlite-inventory-repository.ts, ITEM_JSON).
+ */
 export const itemJson = (item: InventoryItem): string =>
-  `{"petId":${idDigits(item.petId)},"quantity":${item.quantity}${STATUS_TAIL[item.status]}`;
+  `{"petId":${idDigits(item.petId)},"quantity":${item.quantity},"reserved":${item.reserved},` +
+  `"available":${item.quantity - item.reserved}${STATUS_TAIL[item.status]}`;
+
+/** A time as RFC 3339 in UTC with milliseconds. */
+export const timeJson = (ms: number): string => `"${new Date(ms).toISOString()}"`;
+
+/** One Reservation; its id is `res_` and hexadecimal digits, which need no escaping. */
+export const reservationJson = (r: Reservation): string =>
+  `{"id":"${r.id}","petId":${idDigits(r.petId)},"quantity":${r.quantity},"state":"${r.state}",` +
+  `"createdAt":${timeJson(r.createdAtMs)},"expiresAt":${timeJson(r.expiresAtMs)}}`;
 
 /** The items of one chunk, comma-separated, without brackets: a piece of a streamed array. */
 export function itemsJson(items: readonly InventoryItem[]): string {

@@ -37,8 +37,11 @@ export const SCHEMAS: JsonObject = {
   PetStatus: { type: 'string', enum: [...PET_STATUSES], description: 'Where a pet stands in the store.' },
   InventoryItem: {
     type: 'object',
-    required: ['petId', 'quantity', 'status'],
+    required: ['petId', 'quantity', 'reserved', 'available', 'status'],
     additionalProperties: false,
+    description:
+      'quantity is the stock on hand; reserved and available (added in 1.2) say how much of it held ' +
+      'reservations set aside, and what is left.',
     properties: {
       petId: int64('Id of the pet the entry tracks; exact over the whole signed 64-bit range.'),
       quantity: {
@@ -47,6 +50,22 @@ export const SCHEMAS: JsonObject = {
         minimum: 0,
         maximum: QUANTITY_MAX,
         description: 'Current stock count.',
+      },
+      reserved: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+        maximum: QUANTITY_MAX,
+        description:
+          'How much of the stock held reservations set aside, at the time of the answer: a reservation stops ' +
+          'counting the moment it expires.',
+      },
+      available: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 0,
+        maximum: QUANTITY_MAX,
+        description: 'quantity - reserved: what can still be reserved or taken.',
       },
       status: { $ref: '#/components/schemas/PetStatus' },
     },
@@ -128,7 +147,9 @@ export const SCHEMAS: JsonObject = {
       kind: {
         type: 'string',
         enum: [...STOCK_CHANGE_KINDS],
-        description: 'set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments).',
+        description:
+          'set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments); ' +
+          'reservation_commit: lowered by the commit of a reservation.',
       },
       quantityBefore: { type: 'integer', format: 'int32', minimum: 0, maximum: QUANTITY_MAX },
       quantityAfter: { type: 'integer', format: 'int32', minimum: 0, maximum: QUANTITY_MAX },
@@ -245,6 +266,11 @@ export const HEADERS: JsonObject = {
     { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
     '</v1/inventory/42/changes?before=1234&limit=100>; rel="next"',
     false,
+  ),
+  Location: header(
+    'Where the new reservation is read, committed and released.',
+    { type: 'string', pattern: '^/v1/reservations/res_[0-9a-f]{32}$' },
+    '/v1/reservations/res_4f1c0a9be2d34c7a8b6e5d4c3b2a1908',
   ),
   'Idempotent-Replayed': header(
     'Present, and true, when the answer is the stored outcome of an earlier request with the same ' +

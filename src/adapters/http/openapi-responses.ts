@@ -1,4 +1,4 @@
-import { type ErrorCode, NOT_MODIFIED_STATUS, SUCCESS_STATUS, statusOf } from './error-table.js';
+import { CREATED_STATUS, type ErrorCode, NOT_MODIFIED_STATUS, SUCCESS_STATUS, statusOf } from './error-table.js';
 import type { Json, JsonObject } from './openapi-components.js';
 
 /** The rate-limit headers every /v1 answer carries once the limiter has decided. */
@@ -30,16 +30,22 @@ export interface ResponseSpec {
 }
 
 /**
- * A response keyed by the code it carries, `ok` for the success or `not_modified` for a 304, so that
- * statuses come from the error table.
+ * A response keyed by the code it carries, `ok` for the success (`created` for a 201) or `not_modified`
+ * for a 304, so that statuses come from the error table.
  */
-export type Responses = Partial<Record<ErrorCode | 'ok' | 'not_modified', ResponseSpec>>;
+export type Responses = Partial<Record<ErrorCode | 'ok' | 'created' | 'not_modified', ResponseSpec>>;
+
+const SUCCESSES: Readonly<Record<string, number>> = {
+  ok: SUCCESS_STATUS,
+  created: CREATED_STATUS,
+  not_modified: NOT_MODIFIED_STATUS,
+};
 
 /** The responses object of an operation; `extraHeaders` go on every one of them. */
 export function responses(specs: Responses, extraHeaders: readonly string[] = []): JsonObject {
   const out: Record<string, Json> = {};
   for (const [key, spec] of Object.entries(specs) as [keyof Responses, ResponseSpec][]) {
-    const status = key === 'ok' ? SUCCESS_STATUS : key === 'not_modified' ? NOT_MODIFIED_STATUS : statusOf(key);
+    const status = SUCCESSES[key] ?? statusOf(key as ErrorCode);
     const headers = headerRefs([...(spec.headers ?? LIMIT_HEADERS), ...extraHeaders]);
     if (key === 'not_modified') {
       out[String(status)] = { description: spec.description, headers };
@@ -48,7 +54,7 @@ export function responses(specs: Responses, extraHeaders: readonly string[] = []
     out[String(status)] = {
       description: spec.description,
       headers,
-      content: key === 'ok' ? jsonContent(spec.schema ?? {}) : ERROR_BODY,
+      content: key === 'ok' || key === 'created' ? jsonContent(spec.schema ?? {}) : ERROR_BODY,
     };
   }
   return out;

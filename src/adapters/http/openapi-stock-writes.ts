@@ -86,11 +86,13 @@ export const STOCK_WRITE_SCHEMAS: JsonObject = {
         description: 'The entries as the batch left them, in the request’s order.',
         items: {
           type: 'object',
-          required: ['petId', 'quantity', 'status', 'version'],
+          required: ['petId', 'quantity', 'reserved', 'available', 'status', 'version'],
           additionalProperties: false,
           properties: {
             petId: { type: 'integer', format: 'int64' },
             quantity: QUANTITY,
+            reserved: { ...QUANTITY, description: 'How much held reservations set aside.' },
+            available: { ...QUANTITY, description: 'quantity - reserved.' },
             status: ref('schemas', 'PetStatus'),
             version: {
               type: 'integer',
@@ -172,14 +174,19 @@ export const updateInventory = (bodyLimitBytes: number): JsonObject => ({
     'Experimental: the request shape may change before it becomes stable. Sets the quantity and moves the ' +
     'status by the stock rule; the change is recorded with the key id, time and reason. If-Match makes the ' +
     `update conditional on the ETag read before; Idempotency-Key makes a retry safe. ` +
-    stored(['pet_not_found', 'precondition_failed']),
+    stored(['pet_not_found', 'quantity_below_reserved', 'precondition_failed']),
   'x-experimental': true,
   parameters: ONE_PET_PARAMETERS,
   requestBody: { required: true, content: jsonContent(ref('schemas', 'InventoryUpdate')) },
   responses: responses({
     ok: UPDATED,
     ...writeAnswers(bodyLimitBytes, 'lacks quantity, quantity is not an integer from 0 to 2147483647'),
-    idempotency_key_in_use: { description: IN_USE },
+    quantity_below_reserved: {
+      description:
+        'quantity_below_reserved: the quantity is below what held reservations set aside (reserved); nothing ' +
+        `was written. Or ${IN_USE}`,
+      headers: REPLAYABLE,
+    },
   }),
 });
 
@@ -200,7 +207,8 @@ export const adjustInventory = (bodyLimitBytes: number): JsonObject => ({
     ...writeAnswers(bodyLimitBytes, 'lacks delta, delta is not a non-zero integer from -2147483647 to 2147483647'),
     insufficient_stock: {
       description:
-        'insufficient_stock: the delta would take the stock below 0; quantity_limit_exceeded: above ' +
+        'insufficient_stock: the delta would take more than is available (the stock below what held ' +
+        'reservations set aside, or below 0); quantity_limit_exceeded: above ' +
         `2147483647. Nothing was written. Or ${IN_USE}`,
       headers: REPLAYABLE,
     },
@@ -237,8 +245,9 @@ export const batchUpdateInventory = (bodyLimitBytes: number): JsonObject => ({
     pet_not_found: { description: `pet_not_found: an entry names no pet. ${BATCH_REFUSAL}`, headers: REPLAYABLE },
     insufficient_stock: {
       description:
-        'insufficient_stock / quantity_limit_exceeded: an adjustment would take a stock below 0 or above ' +
-        `2147483647. ${BATCH_REFUSAL} Or ${IN_USE}`,
+        'insufficient_stock / quantity_limit_exceeded / quantity_below_reserved: an adjustment would take ' +
+        'more than is available or a stock above 2147483647, or a set would go below what is reserved. ' +
+        `${BATCH_REFUSAL} Or ${IN_USE}`,
       headers: REPLAYABLE,
     },
     precondition_failed: {

@@ -5,6 +5,13 @@ import { EVENT_SCHEMAS, listAllStockChanges, WEBHOOKS } from './openapi-events.j
 import { getInventoryItem, listInventory, listStockChanges } from './openapi-inventory.js';
 import { getRateLimit, KEY_SCHEMAS, withScopes } from './openapi-keys.js';
 import {
+  commitReservation,
+  getReservation,
+  RESERVATION_SCHEMAS,
+  releaseReservation,
+  reserveInventory,
+} from './openapi-reservations.js';
+import {
   BAD_PET_ID,
   INTERNAL,
   PET_ID_PARAMETER,
@@ -121,6 +128,9 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },
       '/inventory/{petId}/adjustments': { post: adjustInventory(bodyLimitBytes) },
       '/inventory/{petId}/changes': { get: listStockChanges },
+      '/inventory/{petId}/reservations': { post: reserveInventory(bodyLimitBytes) },
+      '/reservations/{reservationId}': { get: getReservation, delete: releaseReservation },
+      '/reservations/{reservationId}/commit': { post: commitReservation },
       '/pets/{petId}': { get: getPetById },
       '/store/orders': { get: listOrders },
       '/rate_limit': { get: getRateLimit },
@@ -128,7 +138,7 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
     }),
     webhooks: WEBHOOKS,
     components: {
-      schemas: { ...SCHEMAS, ...STOCK_WRITE_SCHEMAS, ...KEY_SCHEMAS, ...EVENT_SCHEMAS },
+      schemas: { ...SCHEMAS, ...STOCK_WRITE_SCHEMAS, ...RESERVATION_SCHEMAS, ...KEY_SCHEMAS, ...EVENT_SCHEMAS },
       headers: HEADERS,
       parameters: PARAMETERS,
       securitySchemes: {

@@ -21,7 +21,7 @@ const DeltaField = integerField(isDelta, DELTA_MESSAGE);
  * A strict object whose object-level issues (a missing field, an unknown one) say what it takes;
  * `fields` names them for the message.
  */
-const bodyObject = <E extends v.ObjectEntries>(entries: E, fields: string, required: string) =>
+export const bodyObject = <E extends v.ObjectEntries>(entries: E, fields: string, required: string) =>
   v.strictObject(entries, (issue) =>
     issue.expected === 'never' ? `the body has the unknown field ${issue.received}; it takes only ${fields}` : required,
   );

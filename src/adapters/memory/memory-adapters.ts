@@ -1,5 +1,6 @@
 import type { Clock } from '../../application/ports/clock.js';
 import type { BanPolicy } from '../../domain/ban.js';
+import { wallClock } from '../shared/wall-clock.js';
 import { MemoryApiKeyStore } from './memory-api-key-store.js';
 import { MemoryInventoryRepository } from './memory-inventory-repository.js';
 import { MemoryOrderBook } from './memory-order-book.js';
@@ -9,10 +10,10 @@ import { MemoryStockChangeFeed } from './memory-stock-change-feed.js';
 import { MemoryStore } from './memory-store.js';
 import { MemoryWebhookStore } from './memory-webhook-store.js';
 
-/** Every storage port in process memory, sharing one store. */
-export function createMemoryStorage() {
+/** Every storage port in process memory, sharing one store; `clock` is the time reservations are read at. */
+export function createMemoryStorage(clock: Clock = wallClock) {
   const store = new MemoryStore();
-  const inventory = new MemoryInventoryRepository(store);
+  const inventory = new MemoryInventoryRepository(store, clock);
   return {
     inventory,
     changes: inventory,
@@ -28,5 +29,5 @@ export function createMemoryStorage() {
 
 /** Every storage port and the limiter in process memory, sharing one store. */
 export function createMemoryAdapters(clock: Clock, options: { readonly banPolicy?: BanPolicy } = {}) {
-  return { ...createMemoryStorage(), limiter: new MemoryRateLimiter(clock, options) };
+  return { ...createMemoryStorage(clock), limiter: new MemoryRateLimiter(clock, options) };
 }

@@ -1,17 +1,21 @@
+import type { Clock } from '../../application/ports/clock.js';
 import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
+import type { Reservation } from '../../domain/reservation.js';
+import { decideReservationWrite } from '../../domain/reservation-decision.js';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockChange } from '../../domain/stock-change.js';
-import type { StockCommand } from '../../domain/stock-command.js';
-import { decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
+import type { IdempotencyClaim, StockCommand } from '../../domain/stock-command.js';
+import { decideStockWrite, type StockDecision, type StoredOutcome } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
+import { newReservationId } from '../shared/reservation-id.js';
+import { MemoryReservations } from './memory-reservations.js';
 import type { MemoryStore, StoredPet } from './memory-store.js';
 
 const CHUNK = 1_000;
-
-const itemOf = (stored: StoredPet): InventoryItem => inventoryItem(stored.pet.id, stored.quantity, stored.pet.status);
 
 const claimKey = (scope: string, key: string): string => `${scope}\u0000${key}`;
 
@@ -20,7 +24,15 @@ const claimKey = (scope: string, key: string): string => `${scope}\u0000${key}`;
  * runs between its read and its write, as nothing else would inside a store's transaction.
  */
 export class MemoryInventoryRepository implements InventoryRepository, StockChangeLog {
-  constructor(private readonly store: MemoryStore) {}
+  private readonly reservations: MemoryReservations;
+
+  /** `clock` is the time what is reserved is read at. */
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly clock: Clock,
+  ) {
+    this.reservations = new MemoryReservations(store);
+  }
 
   async *list(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
     let index = this.store.firstIndexAfter(query.after);
@@ -28,7 +40,8 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
     while (left > 0) {
       const ids = this.store.sortedIds.slice(index, index + Math.min(CHUNK, left));
       if (ids.length === 0) return;
-      const chunk = ids.map((id) => itemOf(this.store.pets.get(id) as StoredPet));
+      const nowMs = this.clock.nowMs();
+      const chunk = ids.map((id) => this.itemOf(this.store.pets.get(id) as StoredPet, nowMs));
       left -= ids.length;
       yield chunk;
       // Resume after the last id yielded, not at a position: the list may have changed meanwhile.
@@ -37,20 +50,22 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {
-    return this.entryOf(petId);
+    return this.entryOf(petId, this.clock.nowMs());
   }
 
+  /** The writes' count, and how many holds lapsed unmarked since: an expiry changes the list too. */
   async stamp(): Promise<string> {
-    return this.store.petsStamp();
+    return `${this.store.petsStamp()}.${this.reservations.lapsedCount(this.clock.nowMs())}`;
   }
 
   async write(command: StockCommand): Promise<StockWriteResult> {
     const claim = command.idempotency;
     const firstId = this.store.changes.length + 1;
+    for (const order of command.orders) this.reservations.markLapsed(order.petId, command.atMs);
     return this.apply(
       decideStockWrite({
         command,
-        entries: command.orders.map((order) => this.entryOf(order.petId)),
+        entries: command.orders.map((order) => this.entryOf(order.petId, command.atMs)),
         claim:
           claim === undefined
             ? undefined
@@ -64,27 +79,73 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
   /** Applies a decided write; nothing else runs meanwhile, which makes it atomic. */
   private apply({ result, written, claimed }: StockDecision): StockWriteResult {
     for (const { change, version } of written) {
-      const stored = this.store.pets.get(change.after.petId) as StoredPet;
-      stored.quantity = change.after.quantity;
-      stored.pet = { ...stored.pet, status: change.after.status };
-      stored.version = version;
+      this.reservations.setLevel(change.after, version);
       this.store.changes.push(change);
     }
     if (written.length > 0) this.store.petsWritten();
-    if (claimed !== undefined) {
-      const { claim, outcome } = claimed;
-      this.store.claims.set(claimKey(claim.scope, claim.key), {
-        fingerprint: claim.fingerprint,
-        expiresAtMs: claim.expiresAtMs,
-        outcome,
-      });
-    }
+    if (claimed !== undefined) this.keepClaim(claimed.claim, claimed.outcome);
     return result;
   }
 
-  private entryOf(petId: PetId): InventoryEntry | undefined {
+  async writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
+    const order = command.reservation;
+    const claim = command.idempotency;
+    const reservation = order.kind === 'reserve' ? undefined : this.store.reservations.get(order.reservationId);
+    const petId = order.kind === 'reserve' ? order.petId : reservation?.petId;
+    if (petId !== undefined) this.reservations.markLapsed(petId, command.atMs);
+    const decision = decideReservationWrite({
+      command,
+      entry: petId === undefined ? undefined : this.entryOf(petId, command.atMs),
+      // Read again: marking the lapsed holds may have expired it.
+      reservation: reservation && this.store.reservations.get(reservation.id),
+      claim:
+        claim === undefined
+          ? undefined
+          : { stored: this.store.claims.get(claimKey(claim.scope, claim.key)), heldElsewhere: false },
+      newId: newReservationId(),
+      changeId: BigInt(this.store.changes.length + 1),
+    });
+    this.reservations.apply(decision);
+    if (decision.claimed !== undefined) this.keepClaim(decision.claimed.claim, decision.claimed.outcome);
+    return decision.result;
+  }
+
+  async getReservation(id: string): Promise<Reservation | undefined> {
+    return this.store.reservations.get(id);
+  }
+
+  async expireReservations(nowMs: number, max: number): Promise<number> {
+    let marked = 0;
+    for (const petId of [...this.store.holds.keys()]) {
+      if (marked >= max) break;
+      marked += this.reservations.markLapsed(petId, nowMs).expired.length;
+    }
+    return marked;
+  }
+
+  private keepClaim(claim: IdempotencyClaim, outcome: StoredOutcome): void {
+    this.store.claims.set(claimKey(claim.scope, claim.key), {
+      fingerprint: claim.fingerprint,
+      expiresAtMs: claim.expiresAtMs,
+      outcome,
+    });
+  }
+
+  /** The pet's item at `nowMs`: its holds still held are reserved. */
+  private itemOf(stored: StoredPet, nowMs: number): InventoryItem {
+    const { reserved } = this.reservations.standing(stored.pet.id, nowMs);
+    return inventoryItem(stored.pet.id, stored.quantity, stored.pet.status, reserved);
+  }
+
+  /** The entry at `nowMs`: each hold lapsed since its last write moved its version (see InventoryRepository). */
+  private entryOf(petId: PetId, nowMs: number): InventoryEntry | undefined {
     const stored = this.store.pets.get(petId);
-    return stored === undefined ? undefined : { item: itemOf(stored), version: stored.version };
+    if (stored === undefined) return undefined;
+    const { reserved, lapsed } = this.reservations.standing(petId, nowMs);
+    return {
+      item: inventoryItem(petId, stored.quantity, stored.pet.status, reserved),
+      version: stored.version + lapsed,
+    };
   }
 
   async forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {

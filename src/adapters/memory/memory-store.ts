@@ -4,6 +4,7 @@ import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { Quantity } from '../../domain/quantity.js';
+import type { Reservation } from '../../domain/reservation.js';
 import type { StockChange } from '../../domain/stock-change.js';
 import type { StoredClaim } from '../../domain/stock-decision.js';
 
@@ -25,6 +26,10 @@ export class MemoryStore {
   readonly sortedIds: PetId[] = [];
   /** Every stock change, oldest first; a change's id is its position plus one. */
   readonly changes: StockChange[] = [];
+  /** Every reservation, by id. */
+  readonly reservations = new Map<string, Reservation>();
+  /** The ids of each pet's reservations stored as held (expired or not); a pet without any has none. */
+  readonly holds = new Map<PetId, Set<string>>();
   /** The stored outcomes of idempotent writes, by scope and key. */
   readonly claims = new Map<string, StoredClaim>();
   readonly orders = new Map<bigint, Order>();

@@ -183,6 +183,27 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, seq);
   CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts (delivery_seq);
   `,
+  // 6: reservations (1.2), as SQLite's step 7: `pets.held` sums the pet's reservations stored as held
+  // (expired or not), 0 for nearly every pet, so that a list reads the reservations of the few others
+  // alone; what is reserved is counted at read time from the holds not yet expired. The partial indexes
+  // hold the held rows alone, however long the history of settled reservations grows.
+  `
+  ALTER TABLE pets
+    ADD COLUMN held integer NOT NULL DEFAULT 0,
+    ADD CONSTRAINT pets_held_within_quantity CHECK (held BETWEEN 0 AND quantity);
+
+  CREATE TABLE reservations (
+    id text PRIMARY KEY,
+    pet_id bigint NOT NULL REFERENCES pets (id),
+    quantity integer NOT NULL CHECK (quantity >= 1),
+    state text NOT NULL CHECK (state IN ('held', 'committed', 'released', 'expired')),
+    created_at_ms bigint NOT NULL,
+    expires_at_ms bigint NOT NULL CHECK (expires_at_ms > created_at_ms),
+    actor text NOT NULL
+  );
+  CREATE INDEX reservations_held_by_pet ON reservations (pet_id, expires_at_ms) WHERE state = 'held';
+  CREATE INDEX reservations_held_by_expiry ON reservations (expires_at_ms) WHERE state = 'held';
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */

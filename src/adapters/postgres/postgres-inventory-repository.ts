@@ -1,31 +1,54 @@
+import type { Clock } from '../../application/ports/clock.js';
 import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
+import type { Reservation } from '../../domain/reservation.js';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import { firstPetOf, type IdempotencyClaim, type StockCommand } from '../../domain/stock-command.js';
 import { type ClaimFound, decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { decodeOutcome, encodeOutcome } from '../shared/stock-outcome-json.js';
-import { STAMP, stripeOf } from './inventory-stamp.js';
+import { encodeOutcome, storedClaimOf } from '../shared/stock-outcome-json.js';
+import { stripeOf } from './inventory-stamp.js';
 import { type PostgresDatabase, prepared, type Queryable, type Transaction } from './postgres-database.js';
+import {
+  type EntryRow,
+  entryOfRow,
+  expireIn,
+  holdingOf,
+  markLapsed,
+  readReservation,
+  reservedAt,
+  STAMP_AT,
+  versionAt,
+  writeReservationIn,
+} from './postgres-reservation-statements.js';
 
-// The statements of the request path, parsed and planned once per connection.
-const FIRST_PAGE = prepared('inventory_first_page', 'SELECT id, quantity, status FROM pets ORDER BY id LIMIT $1');
-const NEXT_PAGE = prepared(
-  'inventory_next_page',
-  'SELECT id, quantity, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2',
+// The statements of the request path, parsed and planned once per connection. What is reserved is read
+// at the time in the last parameter.
+const FIRST_PAGE = prepared(
+  'inventory_first_page_at',
+  `SELECT id, quantity, status, ${reservedAt('$2')} FROM pets ORDER BY id LIMIT $1`,
 );
-const ENTRY = prepared('inventory_entry', 'SELECT id, quantity, status, version FROM pets WHERE id = $1');
+const NEXT_PAGE = prepared(
+  'inventory_next_page_at',
+  `SELECT id, quantity, status, ${reservedAt('$3')} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
+);
+const ENTRY = prepared(
+  'inventory_entry_at',
+  `SELECT id, quantity, status, ${versionAt('$2')}, ${reservedAt('$2')} FROM pets WHERE id = $1`,
+);
+// Inside a write, once the pet's lapsed holds are marked, what is held is what is reserved.
 const LOCKED_ENTRY = prepared(
-  'inventory_locked_entry',
-  'SELECT id, quantity, status, version FROM pets WHERE id = $1 FOR NO KEY UPDATE',
+  'inventory_locked_entry_held',
+  'SELECT id, quantity, status, version, held FROM pets WHERE id = $1 FOR NO KEY UPDATE',
 );
 // A command of several pets locks their rows in id order, so two such commands never wait on each other
 // in a cycle. The ids travel as an array literal of decimal text: exact over the int64 range.
 const LOCKED_ENTRIES = prepared(
-  'inventory_locked_entries',
-  'SELECT id, quantity, status, version FROM pets WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE',
+  'inventory_locked_entries_held',
+  'SELECT id, quantity, status, version, held FROM pets WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE',
 );
 const NEXT_CHANGE_ID = prepared(
   'inventory_next_change_id',
@@ -65,19 +88,21 @@ const RECORD_OUTCOME = prepared(
 /** The most entries one chunk of a list holds. */
 const LIST_CHUNK = 1_000;
 
-type StockRow = [id: bigint, quantity: number, status: string];
-type EntryRow = [id: bigint, quantity: number, status: string, version: bigint];
+type StockRow = [id: bigint, quantity: number, status: string, reserved: number];
 
 /** The domain re-checks the row (the status is cast only for the type), so a corrupt row throws instead of leaking. */
-const itemOfRow = (row: StockRow | EntryRow): InventoryItem => inventoryItem(row[0], row[1], row[2] as PetStatus);
-const entryOfRow = (row: EntryRow): InventoryEntry => ({ item: itemOfRow(row), version: Number(row[3]) });
+const itemOfRow = (row: StockRow): InventoryItem => inventoryItem(row[0], row[1], row[2] as PetStatus, row[3]);
 
 /**
  * Stock levels in the `pets` table, shared by every instance. A write is one transaction: the row is
  * locked, the domain's rule decides, the row, the history and (with a claim) the outcome are written.
  */
 export class PostgresInventoryRepository implements InventoryRepository {
-  constructor(private readonly db: PostgresDatabase) {}
+  /** `clock` is the time what is reserved is read at. */
+  constructor(
+    private readonly db: PostgresDatabase,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Each chunk is one query that starts after the last id yielded, so no connection or transaction is
@@ -88,10 +113,11 @@ export class PostgresInventoryRepository implements InventoryRepository {
     let left = query.limit ?? Number.POSITIVE_INFINITY;
     while (left > 0) {
       const size = Math.min(LIST_CHUNK, left);
+      const now = this.clock.nowMs();
       const rows =
         after === undefined
-          ? await this.db.rows<StockRow>(FIRST_PAGE, [size])
-          : await this.db.rows<StockRow>(NEXT_PAGE, [after, size]);
+          ? await this.db.rows<StockRow>(FIRST_PAGE, [size, now])
+          : await this.db.rows<StockRow>(NEXT_PAGE, [after, size, now]);
       if (rows.length === 0) return;
       const chunk = rows.map(itemOfRow);
       left -= chunk.length;
@@ -102,13 +128,13 @@ export class PostgresInventoryRepository implements InventoryRepository {
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {
-    const [row] = await this.db.rows<EntryRow>(ENTRY, [petId]);
+    const [row] = await this.db.rows<EntryRow>(ENTRY, [petId, this.clock.nowMs()]);
     return row === undefined ? undefined : entryOfRow(row);
   }
 
-  /** See STAMP: exact across instances, and one small query. */
+  /** See STAMP_AT: exact across instances, and one small query. */
   async stamp(): Promise<string> {
-    const [row] = await this.db.rows<[string]>(STAMP);
+    const [row] = await this.db.rows<[string]>(STAMP_AT, [this.clock.nowMs()]);
     return (row as [string])[0];
   }
 
@@ -128,6 +154,27 @@ export class PostgresInventoryRepository implements InventoryRepository {
       [nowMs, max],
     );
   }
+
+  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
+    const claim = command.idempotency;
+    return this.db.transaction((tx) =>
+      writeReservationIn(
+        tx,
+        command,
+        async () => (claim === undefined ? undefined : readClaim(tx, undefined, claim)),
+        (claimed, text) =>
+          tx.run(RECORD_OUTCOME, [claimed.scope, claimed.key, claimed.fingerprint, text, claimed.expiresAtMs]),
+      ),
+    );
+  }
+
+  getReservation(id: string): Promise<Reservation | undefined> {
+    return readReservation(this.db, id);
+  }
+
+  expireReservations(nowMs: number, max: number): Promise<number> {
+    return expireIn(this.db, nowMs, max);
+  }
 }
 
 /**
@@ -135,15 +182,12 @@ export class PostgresInventoryRepository implements InventoryRepository {
  * advisory lock is held until the transaction ends: another instance's write with the same claim holds
  * it while it runs, and a retry is told "in use" at once instead of queueing behind it.
  */
-function readClaim(tx: Queryable, command: StockCommand, claim: IdempotencyClaim): Promise<ClaimFound> {
+function readClaim(tx: Queryable, petId: PetId | undefined, claim: IdempotencyClaim): Promise<ClaimFound> {
   const lock = tx.rows<[boolean]>(CLAIM_LOCK, [claim.scope, claim.key]);
   const stored = tx.rows<[string, bigint, string]>(CLAIM_RECORD, [claim.scope, claim.key]);
   return Promise.all([lock, stored]).then(([[[held] = [false]], [row]]) => ({
     heldElsewhere: !held,
-    stored:
-      row === undefined
-        ? undefined
-        : { fingerprint: row[0], expiresAtMs: Number(row[1]), outcome: decodeOutcome(row[2], firstPetOf(command)) },
+    stored: row === undefined ? undefined : storedClaimOf(row[0], Number(row[1]), row[2], petId),
   }));
 }
 
@@ -169,17 +213,21 @@ function nextChangeIds(tx: Queryable, count: number): Promise<bigint[]> {
 
 /**
  * One command, in two round trips of a pipelined connection. First: BEGIN (sent by the transaction), the
- * claim's lock and record, the rows under FOR NO KEY UPDATE, and the next change ids. Then what the
+ * claim's lock and record, the rows under FOR NO KEY UPDATE, and the next change ids (then, only for a
+ * pet that holds reservations, its lapsed holds marked and its row read again). Then what the
  * core decided (see `apply`) and COMMIT. A refused or replayed write commits nothing but the lock's
  * release (and the sequence values it took, a gap in the ids).
  */
 async function writeIn(tx: Transaction, command: StockCommand): Promise<StockWriteResult> {
   const claim = command.idempotency;
-  const [found, entries, changeIds] = await Promise.all([
-    claim === undefined ? undefined : readClaim(tx, command, claim),
+  const [found, read, changeIds] = await Promise.all([
+    claim === undefined ? undefined : readClaim(tx, firstPetOf(command), claim),
     readEntries(tx, command),
     nextChangeIds(tx, command.orders.length),
   ]);
+  // Only a pet that holds reservations costs more round trips: its lapsed holds are marked first.
+  const marked = await markLapsed(tx, holdingOf(read), command.atMs);
+  const entries = marked > 0 ? await readEntries(tx, command) : read;
   return apply(tx, decideStockWrite({ command, entries, claim: found, changeIds }));
 }
 

@@ -1,6 +1,6 @@
 import type { FeedEntry, StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { FeedPosition } from '../../domain/feed-cursor.js';
-import { inventoryItem } from '../../domain/inventory-item.js';
+import { stockLevel } from '../../domain/inventory-item.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
 import { type PostgresDatabase, prepared } from './postgres-database.js';
@@ -37,8 +37,8 @@ export function changeOfRow([petId, id, bq, bs, aq, as, actor, atMs, kind, reaso
   return {
     id,
     kind: changeKindOf(kind),
-    before: inventoryItem(petId, bq, bs as PetStatus),
-    after: inventoryItem(petId, aq, as as PetStatus),
+    before: stockLevel(petId, bq, bs as PetStatus),
+    after: stockLevel(petId, aq, as as PetStatus),
     actor,
     atMs: Number(atMs),
     reason,

@@ -1,5 +1,5 @@
 import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
-import { inventoryItem } from '../../domain/inventory-item.js';
+import { stockLevel } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
@@ -36,8 +36,8 @@ export class PostgresStockChangeLog implements StockChangeLog {
     return rows.map(([id, beforeQuantity, beforeStatus, afterQuantity, afterStatus, actor, atMs, kind, reason]) => ({
       id,
       kind: changeKindOf(kind),
-      before: inventoryItem(petId, beforeQuantity, beforeStatus as PetStatus),
-      after: inventoryItem(petId, afterQuantity, afterStatus as PetStatus),
+      before: stockLevel(petId, beforeQuantity, beforeStatus as PetStatus),
+      after: stockLevel(petId, afterQuantity, afterStatus as PetStatus),
       actor,
       atMs: Number(atMs),
       reason,

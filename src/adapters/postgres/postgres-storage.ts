@@ -1,10 +1,12 @@
 import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
+import type { Clock } from '../../application/ports/clock.js';
 import type { InventoryRepository } from '../../application/ports/inventory-repository.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
 import type { WebhookStore } from '../../application/ports/webhook-store.js';
+import { wallClock } from '../shared/wall-clock.js';
 import { migrate } from './migrations.js';
 import { PostgresApiKeyStore } from './postgres-api-key-store.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
@@ -50,7 +52,9 @@ const PROBE_INTERVAL_MS = 1_000;
  * instances starting at once migrate once), and throws on a schema made by a newer release or when the
  * server cannot be reached.
  */
-export async function openPostgresStorage(options: PostgresOptions): Promise<PostgresStorage> {
+export async function openPostgresStorage(
+  options: PostgresOptions & { readonly clock?: Clock },
+): Promise<PostgresStorage> {
   const db = new PostgresDatabase(options);
   try {
     await migrate(db, describeUrl(options.url));
@@ -60,7 +64,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Pos
   }
   db.watch(PROBE_INTERVAL_MS);
   return {
-    inventory: new PostgresInventoryRepository(db),
+    inventory: new PostgresInventoryRepository(db, options.clock ?? wallClock),
     changes: new PostgresStockChangeLog(db),
     feed: new PostgresStockChangeFeed(db),
     webhooks: new PostgresWebhookStore(db),

@@ -1,8 +1,16 @@
-import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
+import { type StockLevel, stockLevel } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import { isPetStatus } from '../../domain/pet-status.js';
+import { type Quantity, quantity as toQuantity } from '../../domain/quantity.js';
+import { isReservationOutcome } from '../../domain/reservation-outcome.js';
 import { changeKindOf, type StockChangeKind } from '../../domain/stock-change.js';
-import { isStockRefusal, type StockOutcome, type StockRefusal, type WrittenEntry } from '../../domain/stock-outcome.js';
+import type { StoredClaim, StoredOutcome } from '../../domain/stock-decision.js';
+import { isStockRefusal, type StockRefusal, type WrittenEntry } from '../../domain/stock-outcome.js';
+import {
+  decodeReservationOutcome,
+  encodeReservationOutcome,
+  type ReservationOutcomeJson,
+} from './reservation-outcome-json.js';
 
 /*
  * The outcome of a keyed stock write as the SQL stores keep it in a column, so that a retry is answered
@@ -20,6 +28,8 @@ interface EntryJson {
   readonly actor: string;
   readonly atMs: number;
   readonly version: number;
+  /** Absent in the outcomes stored before reservations, when nothing could be reserved. */
+  readonly reserved?: number;
 }
 
 /** A refusal as the core makes it, its pet id as text: every kind of refusal crosses alike. */
@@ -34,9 +44,10 @@ type SinglePetJson =
 type OutcomeJson =
   | { readonly kind: 'written'; readonly entries: readonly EntryJson[] }
   | { readonly kind: 'refused'; readonly refusals: readonly RefusalJson[] }
+  | ReservationOutcomeJson
   | SinglePetJson;
 
-const entryJson = ({ change, version }: WrittenEntry): EntryJson => ({
+const entryJson = ({ change, version, reserved }: WrittenEntry): EntryJson => ({
   id: String(change.id),
   kind: change.kind,
   reason: change.reason,
@@ -46,6 +57,7 @@ const entryJson = ({ change, version }: WrittenEntry): EntryJson => ({
   actor: change.actor,
   atMs: change.atMs,
   version,
+  reserved,
 });
 
 const refusalJson = (refusal: StockRefusal): RefusalJson => ({ ...refusal, petId: String(refusal.petId) });
@@ -58,17 +70,17 @@ function refusalOf(json: RefusalJson): StockRefusal {
 }
 
 /** The outcome as JSON text. */
-export function encodeOutcome(outcome: StockOutcome): string {
-  const json: OutcomeJson =
-    outcome.kind === 'written'
-      ? { kind: 'written', entries: outcome.entries.map(entryJson) }
-      : { kind: 'refused', refusals: outcome.refusals.map(refusalJson) };
+export function encodeOutcome(outcome: StoredOutcome): string {
+  let json: OutcomeJson;
+  if (isReservationOutcome(outcome)) json = encodeReservationOutcome(outcome);
+  else if (outcome.kind === 'written') json = { kind: 'written', entries: outcome.entries.map(entryJson) };
+  else json = { kind: 'refused', refusals: outcome.refusals.map(refusalJson) };
   return JSON.stringify(json);
 }
 
-function itemOf(petId: bigint, [quantity, status]: readonly [number, string]): InventoryItem {
+function itemOf(petId: bigint, [quantity, status]: readonly [number, string]): StockLevel {
   if (!isPetStatus(status)) throw new Error(`a stored outcome has the unknown status ${status}`);
-  return inventoryItem(petId, quantity, status);
+  return stockLevel(petId, quantity, status);
 }
 
 function writtenOf(json: Omit<EntryJson, 'version'>, version: number): WrittenEntry {
@@ -84,6 +96,7 @@ function writtenOf(json: Omit<EntryJson, 'version'>, version: number): WrittenEn
       reason: json.reason ?? null,
     },
     version,
+    reserved: toQuantity(json.reserved ?? 0) as Quantity,
   };
 }
 
@@ -92,8 +105,13 @@ function writtenOf(json: Omit<EntryJson, 'version'>, version: number): WrittenEn
  * pet when refused: `petId` is the pet of the request the claim was made for (a replay answers only the
  * same method, path and body). A corrupt record throws rather than replaying nonsense.
  */
-export function decodeOutcome(text: string, petId: PetId): StockOutcome {
+export function decodeOutcome(text: string, petId: PetId | undefined): StoredOutcome {
   const parsed = JSON.parse(text) as OutcomeJson;
+  if (parsed.kind === 'reservation' || parsed.kind === 'reservation_refused') return decodeReservationOutcome(parsed);
+  // Only a stock write names a pet; the earlier outcomes below were all of one.
+  if (petId === undefined && parsed.kind !== 'written' && parsed.kind !== 'refused') {
+    throw new Error('an outcome of a stock write is replayed for a request that names no pet');
+  }
   switch (parsed.kind) {
     case 'written':
       return { kind: 'written', entries: parsed.entries.map((entry) => writtenOf(entry, entry.version)) };
@@ -102,13 +120,37 @@ export function decodeOutcome(text: string, petId: PetId): StockOutcome {
     case 'changed':
       return { kind: 'written', entries: [writtenOf(parsed.change, parsed.version)] };
     case 'pet_not_found':
-      return { kind: 'refused', refusals: [{ index: 0, code: 'pet_not_found', petId }] };
+      return { kind: 'refused', refusals: [{ index: 0, code: 'pet_not_found', petId: petId as PetId }] };
     case 'version_mismatch':
       return {
         kind: 'refused',
-        refusals: [{ index: 0, code: 'precondition_failed', petId, currentVersion: parsed.currentVersion }],
+        refusals: [
+          { index: 0, code: 'precondition_failed', petId: petId as PetId, currentVersion: parsed.currentVersion },
+        ],
       };
     default:
       throw new Error('a stored outcome has an unknown kind');
   }
+}
+
+/**
+ * A claim as a SQL store read it, its outcome decoded only when asked: the core looks at it only to
+ * replay it, which needs the same request, while a key used before on another kind of request (whose
+ * earlier outcomes may need a pet to be read) is refused on its fingerprint alone.
+ */
+export function storedClaimOf(
+  fingerprint: string,
+  expiresAtMs: number,
+  outcomeText: string,
+  petId: PetId | undefined,
+): StoredClaim {
+  let outcome: StoredOutcome | undefined;
+  return {
+    fingerprint,
+    expiresAtMs,
+    get outcome(): StoredOutcome {
+      outcome ??= decodeOutcome(outcomeText, petId);
+      return outcome;
+    },
+  };
 }

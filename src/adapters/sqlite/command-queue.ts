@@ -1,8 +1,9 @@
 import type { Database } from 'better-sqlite3';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { GroupCommit } from './group-commit.js';
-import { StockCommandStatements } from './stock-command-statements.js';
+import { type QueuedCommand, type QueuedResult, StockCommandStatements } from './stock-command-statements.js';
 
 /**
  * Where SqliteInventoryRepository sends its writes: a group commit on the store's own connection
@@ -11,7 +12,9 @@ import { StockCommandStatements } from './stock-command-statements.js';
  */
 export interface CommandQueue {
   write(command: StockCommand): Promise<StockWriteResult>;
+  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult>;
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number>;
+  expireReservations(nowMs: number, max: number): Promise<number>;
   /** Commits the writes still pending, then stops; later writes are refused. */
   close(): Promise<void>;
 }
@@ -22,7 +25,7 @@ export interface CommandQueue {
  */
 export class InlineCommandQueue implements CommandQueue {
   private readonly writer: StockCommandStatements;
-  private readonly batches: GroupCommit<StockCommand, StockWriteResult>;
+  private readonly batches: GroupCommit<QueuedCommand, QueuedResult>;
 
   /**
    * `onWrite` is told of every stock row changed, as StockCommandStatements says; `onGroupCommit` of the number of
@@ -33,15 +36,23 @@ export class InlineCommandQueue implements CommandQueue {
     hooks: { readonly onWrite: () => void; readonly onGroupCommit?: ((writes: number) => void) | undefined },
   ) {
     this.writer = new StockCommandStatements(db, hooks.onWrite);
-    this.batches = new GroupCommit(db, (command: StockCommand) => this.writer.write(command), hooks.onGroupCommit);
+    this.batches = new GroupCommit(db, (command: QueuedCommand) => this.writer.run(command), hooks.onGroupCommit);
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
-    return this.batches.submit(command);
+    return this.batches.submit(command) as Promise<StockWriteResult>;
+  }
+
+  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
+    return this.batches.submit(command) as Promise<ReservationWriteResult>;
   }
 
   async forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
     return this.writer.forgetExpiredOutcomes(nowMs, max);
+  }
+
+  async expireReservations(nowMs: number, max: number): Promise<number> {
+    return this.writer.expireReservations(nowMs, max);
   }
 
   async close(): Promise<void> {

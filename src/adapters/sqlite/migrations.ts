@@ -174,6 +174,26 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts (endpoint_id, seq);
   CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts (delivery_seq);
   `,
+  // 7: reservations (1.2). `pets.held` is the sum of the pet's reservations stored as held, expired or
+  // not: 0 for a pet without any, which lets a list skip the reservations of nearly every pet. What is
+  // reserved is counted at read time from the holds not yet expired. The partial indexes hold the held
+  // rows alone: the lookups of a pet's holds and of the lapsed ones stay small however long the
+  // history of settled reservations grows.
+  `
+  ALTER TABLE pets ADD COLUMN held INTEGER NOT NULL DEFAULT 0 CHECK (held BETWEEN 0 AND quantity);
+
+  CREATE TABLE reservations (
+    id TEXT PRIMARY KEY,
+    pet_id INTEGER NOT NULL REFERENCES pets (id),
+    quantity INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 2147483647),
+    state TEXT NOT NULL CHECK (state IN ('held', 'committed', 'released', 'expired')),
+    created_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL CHECK (expires_at_ms > created_at_ms),
+    actor TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX reservations_held_by_pet ON reservations (pet_id, expires_at_ms) WHERE state = 'held';
+  CREATE INDEX reservations_held_by_expiry ON reservations (expires_at_ms) WHERE state = 'held';
+  `,
 ];
 
 /**

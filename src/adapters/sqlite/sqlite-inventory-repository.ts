@@ -1,14 +1,18 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database, Statement } from 'better-sqlite3';
+import type { Clock } from '../../application/ports/clock.js';
 import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
+import type { Reservation } from '../../domain/reservation.js';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import type { CommandQueue } from './command-queue.js';
-import { type EntryRow, entryOfRow } from './stock-command-statements.js';
+import { type EntryRow, entryOfRow } from './entry-row.js';
+import { reservationOfRow } from './reservation-statements.js';
 import type { StoreRevision } from './store-revision.js';
 
 /** The most entries one chunk of a list holds. */
@@ -18,18 +22,32 @@ const LIST_CHUNK = 1_000;
  * A row of `pets` as the repository reads it: an array, which better-sqlite3 builds in about 60 % of
  * the time an object with named keys takes (measured on a 100-row list).
  */
-type StockRow = readonly [id: bigint, quantity: bigint, status: string];
+type StockRow = readonly [id: bigint, quantity: bigint, status: string, reserved: bigint];
 
 /**
  * Makes an InventoryItem of a row; the domain re-checks it (the status is cast only for the type), so a
  * corrupt row throws instead of leaking.
  */
-const itemOfRow = (row: StockRow): InventoryItem => inventoryItem(row[0], Number(row[1]), row[2] as PetStatus);
+const itemOfRow = (row: StockRow): InventoryItem =>
+  inventoryItem(row[0], Number(row[1]), row[2] as PetStatus, Number(row[3]));
+
+/** Of the holds stored as held for the row's pet, those at or past `@now` (`cmp` '<=') or not (`>`). */
+const holds = (what: string, cmp: string): string =>
+  `(SELECT ${what} FROM reservations WHERE pet_id = pets.id AND state = 'held' AND expires_at_ms ${cmp} @now)`;
+
+// What the row's pet has reserved at @now: a pet that holds nothing (`held` = 0, nearly every pet) is
+// answered from its row alone; the others sum their holds not yet expired (the partial index by pet).
+const RESERVED = `CASE WHEN held = 0 THEN 0 ELSE ${holds('coalesce(sum(quantity), 0)', '>')} END`;
+
+// The entry's version at @now: each hold that lapsed unmarked moved it (see InventoryRepository).
+const VERSION = `version + CASE WHEN held = 0 THEN 0 ELSE ${holds('count(*)', '<=')} END`;
 
 // Each entry's JSON text in `itemJson`'s shape, written by SQLite. The STRICT table's CHECKs hold status
 // to the three names and quantity to a whole number in range (and an INTEGER PRIMARY KEY is an int64, as
 // a PetId is); should a row escape the CHECKs, the CASE gives NULL, which the listing refuses.
-const ITEM_JSON = `'{"petId":' || id || ',"quantity":' || quantity || CASE status
+const ITEM_JSON = `'{"petId":' || id || ',"quantity":' || quantity || CASE WHEN held = 0
+    THEN ',"reserved":0,"available":' || quantity
+    ELSE ',"reserved":' || (${RESERVED}) || ',"available":' || (quantity - (${RESERVED})) END || CASE status
     WHEN 'available' THEN ',"status":"available"}'
     WHEN 'pending' THEN ',"status":"pending"}'
     WHEN 'sold' THEN ',"status":"sold"}' END`;
@@ -73,34 +91,55 @@ async function* keysetChunks<T>(
  * group commit (see CommandQueue): each is read, checked, written and recorded (with its idempotency
  * outcome) in one transaction with the writes that arrived beside it.
  */
+/** The named parameters of a page's query: its size, and the time what is reserved is read at. */
+type PageQuery = { readonly size: number; readonly now: number };
+type NextPageQuery = PageQuery & { readonly after: bigint };
+
 export class SqliteInventoryRepository implements InventoryRepository {
-  private readonly firstPage: Statement<[number], StockRow>;
-  private readonly nextPage: Statement<[bigint, number], StockRow>;
-  private readonly readEntry: Statement<[bigint], EntryRow>;
-  private readonly firstJsonPage: Statement<[number], string | null>;
-  private readonly nextJsonPage: Statement<[bigint, number], string | null>;
+  private readonly firstPage: Statement<[PageQuery], StockRow>;
+  private readonly nextPage: Statement<[NextPageQuery], StockRow>;
+  private readonly readEntry: Statement<[{ readonly id: bigint; readonly now: number }], EntryRow>;
+  private readonly firstJsonPage: Statement<[PageQuery], string | null>;
+  private readonly nextJsonPage: Statement<[NextPageQuery], string | null>;
+  private readonly readReservation: Statement<[string], Parameters<typeof reservationOfRow>[0]>;
+  private readonly lapsedCount: Statement<[number], bigint>;
 
   /**
    * `pets` is the revision of the `pets` table, shared with every other writer of it on `db`; `writes`
-   * runs the stock writes, on `db` or on a connection of its own.
+   * runs the stock writes, on `db` or on a connection of its own; `clock` is the time what is reserved
+   * is read at.
    */
   constructor(
     db: Database,
     private readonly pets: StoreRevision,
     private readonly writes: CommandQueue,
+    private readonly clock: Clock,
   ) {
-    this.firstPage = db.prepare<[number], StockRow>('SELECT id, quantity, status FROM pets ORDER BY id LIMIT ?').raw();
+    const columns = `id, quantity, status, ${RESERVED}`;
+    this.firstPage = db.prepare<[PageQuery], StockRow>(`SELECT ${columns} FROM pets ORDER BY id LIMIT @size`).raw();
     this.nextPage = db
-      .prepare<[bigint, number], StockRow>('SELECT id, quantity, status FROM pets WHERE id > ? ORDER BY id LIMIT ?')
+      .prepare<[NextPageQuery], StockRow>(`SELECT ${columns} FROM pets WHERE id > @after ORDER BY id LIMIT @size`)
       .raw();
     this.readEntry = db
-      .prepare<[bigint], EntryRow>('SELECT id, quantity, status, version FROM pets WHERE id = ?')
+      .prepare<[{ readonly id: bigint; readonly now: number }], EntryRow>(
+        `SELECT id, quantity, status, ${VERSION}, ${RESERVED} FROM pets WHERE id = @id`,
+      )
       .raw();
     this.firstJsonPage = db
-      .prepare<[number], string | null>(`SELECT ${ITEM_JSON} FROM pets ORDER BY id LIMIT ?`)
+      .prepare<[PageQuery], string | null>(`SELECT ${ITEM_JSON} FROM pets ORDER BY id LIMIT @size`)
       .pluck();
     this.nextJsonPage = db
-      .prepare<[bigint, number], string | null>(`SELECT ${ITEM_JSON} FROM pets WHERE id > ? ORDER BY id LIMIT ?`)
+      .prepare<[NextPageQuery], string | null>(
+        `SELECT ${ITEM_JSON} FROM pets WHERE id > @after ORDER BY id LIMIT @size`,
+      )
+      .pluck();
+    this.readReservation = db
+      .prepare<[string], Parameters<typeof reservationOfRow>[0]>(
+        'SELECT id, pet_id, quantity, state, created_at_ms, expires_at_ms FROM reservations WHERE id = ?',
+      )
+      .raw();
+    this.lapsedCount = db
+      .prepare<[number], bigint>("SELECT count(*) FROM reservations WHERE state = 'held' AND expires_at_ms <= ?")
       .pluck();
   }
 
@@ -112,7 +151,8 @@ export class SqliteInventoryRepository implements InventoryRepository {
    */
   list(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
     return keysetChunks(query, (after, size) => {
-      const rows = after === undefined ? this.firstPage.all(size) : this.nextPage.all(after, size);
+      const now = this.clock.nowMs();
+      const rows = after === undefined ? this.firstPage.all({ size, now }) : this.nextPage.all({ after, size, now });
       if (rows.length === 0) return undefined;
       // The rows are garbage once made items, before the yield: what outlives a young-generation
       // collection is promoted, and a long list would then swell the old space.
@@ -129,7 +169,9 @@ export class SqliteInventoryRepository implements InventoryRepository {
    */
   listJson(query: InventoryQuery = {}): AsyncIterable<string> {
     return keysetChunks(query, (after, size) => {
-      const items = after === undefined ? this.firstJsonPage.all(size) : this.nextJsonPage.all(after, size);
+      const now = this.clock.nowMs();
+      const items =
+        after === undefined ? this.firstJsonPage.all({ size, now }) : this.nextJsonPage.all({ after, size, now });
       if (items.length === 0) return undefined;
       if (items.includes(null)) throw new RangeError('a stored inventory entry is not a valid InventoryItem');
       return { chunk: items.join(','), count: items.length, last: petIdOfJson(items[items.length - 1] as string) };
@@ -137,12 +179,16 @@ export class SqliteInventoryRepository implements InventoryRepository {
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {
-    const row = this.readEntry.get(petId);
+    const row = this.readEntry.get({ id: petId, now: this.clock.nowMs() });
     return row === undefined ? undefined : entryOfRow(row);
   }
 
+  /**
+   * The revision of `pets`, and how many holds lapsed unmarked: an expiry changes the list without a
+   * write. Given the writes, the holds that lapsed by a time only grow with it, so their count names them.
+   */
   async stamp(): Promise<string> {
-    return this.pets.current();
+    return `${this.pets.current()}.${this.lapsedCount.get(this.clock.nowMs())}`;
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
@@ -151,5 +197,18 @@ export class SqliteInventoryRepository implements InventoryRepository {
 
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
     return this.writes.forgetExpiredOutcomes(nowMs, max);
+  }
+
+  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
+    return this.writes.writeReservation(command);
+  }
+
+  async getReservation(id: string): Promise<Reservation | undefined> {
+    const row = this.readReservation.get(id);
+    return row === undefined ? undefined : reservationOfRow(row);
+  }
+
+  expireReservations(nowMs: number, max: number): Promise<number> {
+    return this.writes.expireReservations(nowMs, max);
   }
 }

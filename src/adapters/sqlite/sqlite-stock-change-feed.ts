@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { FeedEntry, StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { FeedPosition } from '../../domain/feed-cursor.js';
-import { inventoryItem } from '../../domain/inventory-item.js';
+import { stockLevel } from '../../domain/inventory-item.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
 import { type ChangeRow, COLUMNS } from './sqlite-stock-change-log.js';
@@ -38,8 +38,8 @@ export function changeOfRow([petId, seq, bq, bs, aq, as, actor, atMs, kind, reas
   return {
     id: seq,
     kind: changeKindOf(kind),
-    before: inventoryItem(petId, Number(bq), bs as PetStatus),
-    after: inventoryItem(petId, Number(aq), as as PetStatus),
+    before: stockLevel(petId, Number(bq), bs as PetStatus),
+    after: stockLevel(petId, Number(aq), as as PetStatus),
     actor,
     atMs: Number(atMs),
     reason,

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
-import { inventoryItem } from '../../domain/inventory-item.js';
+import { stockLevel } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
@@ -48,8 +48,8 @@ export class SqliteStockChangeLog implements StockChangeLog {
     return rows?.map((row) => ({
       id: row[0],
       kind: changeKindOf(row[7]),
-      before: inventoryItem(petId, Number(row[1]), row[2] as PetStatus),
-      after: inventoryItem(petId, Number(row[3]), row[4] as PetStatus),
+      before: stockLevel(petId, Number(row[1]), row[2] as PetStatus),
+      after: stockLevel(petId, Number(row[3]), row[4] as PetStatus),
       actor: row[5],
       atMs: Number(row[6]),
       reason: row[8],

@@ -1,9 +1,11 @@
 import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
+import type { Clock } from '../../application/ports/clock.js';
 import type { OrderBook } from '../../application/ports/order-book.js';
 import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
 import type { WebhookStore } from '../../application/ports/webhook-store.js';
+import { wallClock } from '../shared/wall-clock.js';
 import { type CommandQueue, InlineCommandQueue } from './command-queue.js';
 import { fileNamed, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';
@@ -50,6 +52,8 @@ export interface SqliteStorageOptions {
    * error, locked past the busy timeout), with the error naming the file, and when one succeeds again.
    */
   readonly onHealthChange?: WriteHealthListener;
+  /** The time what is reserved is read at; the machine's clock when absent. */
+  readonly clock?: Clock;
 }
 
 /** Every storage port over one SQLite file, sharing one connection (the writer thread has its own). */
@@ -122,7 +126,7 @@ export function openSqliteStorage(options: SqliteStorageOptions): SqliteStorage 
     }
   };
   return {
-    inventory: new SqliteInventoryRepository(db, petsRevision, writes),
+    inventory: new SqliteInventoryRepository(db, petsRevision, writes, options.clock ?? wallClock),
     changes: new SqliteStockChangeLog(db),
     feed: new SqliteStockChangeFeed(db),
     webhooks: new SqliteWebhookStore(db),

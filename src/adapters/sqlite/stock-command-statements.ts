@@ -1,20 +1,18 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { inventoryItem } from '../../domain/inventory-item.js';
-import type { PetStatus } from '../../domain/pet-status.js';
+import type { PetId } from '../../domain/pet-id.js';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
+import type { StockChange } from '../../domain/stock-change.js';
 import { firstPetOf, type IdempotencyClaim, type StockCommand } from '../../domain/stock-command.js';
 import { decideStockWrite, type StockDecision, type StoredClaim } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
-import type { InventoryEntry } from '../../domain/stock-write.js';
-import { decodeOutcome, encodeOutcome } from '../shared/stock-outcome-json.js';
+import { encodeOutcome, storedClaimOf } from '../shared/stock-outcome-json.js';
+import { ReservationStatements } from './reservation-statements.js';
 
-/** A row of `pets` with its version, read as an array (cheaper than an object with named keys). */
-export type EntryRow = readonly [id: bigint, quantity: bigint, status: string, version: bigint];
+/** A write the group commit runs: a stock command or a reservation write. */
+export type QueuedCommand = StockCommand | ReservationCommand;
 
-/** The row's entry; the domain re-checks it (the status is cast only for the type), so a corrupt row throws. */
-export const entryOfRow = (row: EntryRow): InventoryEntry => ({
-  item: inventoryItem(row[0], Number(row[1]), row[2] as PetStatus),
-  version: Number(row[3]),
-});
+/** What a queued write answers. */
+export type QueuedResult = StockWriteResult | ReservationWriteResult;
 
 interface ClaimRow {
   readonly fingerprint: string;
@@ -28,7 +26,7 @@ interface ClaimRow {
  * group commit around `write` does, on whichever thread holds the connection.
  */
 export class StockCommandStatements {
-  private readonly readEntry: Statement<[bigint], EntryRow>;
+  private readonly reservations: ReservationStatements;
   private readonly lastChangeId: Statement<[], bigint | null>;
   private readonly store: Statement<[number, string, number, bigint]>;
   private readonly record: Statement<
@@ -43,9 +41,7 @@ export class StockCommandStatements {
     db: Database,
     private readonly onWrite: () => void = () => {},
   ) {
-    this.readEntry = db
-      .prepare<[bigint], EntryRow>('SELECT id, quantity, status, version FROM pets WHERE id = ?')
-      .raw();
+    this.reservations = new ReservationStatements(db, onWrite);
     // The write lock is held (the group commit's transaction is IMMEDIATE), so no other connection can
     // take the ids that follow; rows of stock_changes are never deleted, so none is ever reused.
     this.lastChangeId = db.prepare<[], bigint | null>('SELECT max(seq) FROM stock_changes').pluck();
@@ -71,6 +67,11 @@ export class StockCommandStatements {
     );
   }
 
+  /** A queued write of either kind, to run inside a transaction. */
+  run(command: QueuedCommand): QueuedResult {
+    return 'reservation' in command ? this.writeReservation(command) : this.write(command);
+  }
+
   /** One stock command, to run inside a transaction; a corrupt row throws rather than being written over. */
   write(command: StockCommand): StockWriteResult {
     const claim = command.idempotency;
@@ -78,14 +79,30 @@ export class StockCommandStatements {
     return this.apply(
       decideStockWrite({
         command,
-        entries: command.orders.map((order) => {
-          const row = this.readEntry.get(order.petId);
-          return row === undefined ? undefined : entryOfRow(row);
-        }),
-        claim: claim === undefined ? undefined : { stored: this.storedClaim(command, claim), heldElsewhere: false },
+        entries: command.orders.map((order) => this.reservations.entryAt(order.petId, command.atMs)),
+        claim:
+          claim === undefined
+            ? undefined
+            : { stored: this.storedClaim(firstPetOf(command), claim), heldElsewhere: false },
         changeIds: command.orders.map((_, i) => lastId + BigInt(i + 1)),
       }),
     );
+  }
+
+  /** One reservation write, to run inside a transaction: decided and applied, its change and claim stored. */
+  writeReservation(command: ReservationCommand): ReservationWriteResult {
+    const claim = command.idempotency;
+    const found =
+      claim === undefined ? undefined : { stored: this.storedClaim(undefined, claim), heldElsewhere: false };
+    const decision = this.reservations.decide(command, found, (this.lastChangeId.get() ?? 0n) + 1n);
+    if (decision.change !== undefined) this.recordChange(decision.change);
+    if (decision.claimed !== undefined) this.storeOutcome(decision.claimed.claim, decision.claimed.outcome);
+    return decision.result;
+  }
+
+  /** Marks expired the lapsed holds of some pets, in a transaction of its own; returns how many. */
+  expireReservations(nowMs: number, max: number): number {
+    return this.reservations.expire(nowMs, max);
   }
 
   /** Forgets at most `max` outcomes expired at `nowMs`, in a transaction of its own; returns how many. */
@@ -96,36 +113,39 @@ export class StockCommandStatements {
   /** Applies a decided write inside the caller's transaction. */
   private apply({ result, written, claimed }: StockDecision): StockWriteResult {
     for (const { change, version } of written) {
-      const { before, after } = change;
+      const { after } = change;
       this.store.run(after.quantity, after.status, version, after.petId);
-      this.record.run(
-        change.id,
-        after.petId,
-        change.kind,
-        before.quantity,
-        before.status,
-        after.quantity,
-        after.status,
-        change.actor,
-        change.atMs,
-        change.reason,
-      );
+      this.recordChange(change);
     }
     if (written.length > 0) this.onWrite();
-    if (claimed !== undefined) {
-      const { claim, outcome } = claimed;
-      this.storeClaim.run(claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs);
-    }
+    if (claimed !== undefined) this.storeOutcome(claimed.claim, claimed.outcome);
     return result;
   }
 
-  private storedClaim(command: StockCommand, claim: IdempotencyClaim): StoredClaim | undefined {
+  private recordChange(change: StockChange): void {
+    const { before, after } = change;
+    this.record.run(
+      change.id,
+      after.petId,
+      change.kind,
+      before.quantity,
+      before.status,
+      after.quantity,
+      after.status,
+      change.actor,
+      change.atMs,
+      change.reason,
+    );
+  }
+
+  private storeOutcome(claim: IdempotencyClaim, outcome: StoredClaim['outcome']): void {
+    this.storeClaim.run(claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs);
+  }
+
+  /** The claim stored for the key; `petId` is the request's pet, for outcomes of 1.1 (see decodeOutcome). */
+  private storedClaim(petId: PetId | undefined, claim: IdempotencyClaim): StoredClaim | undefined {
     const row = this.readClaim.get(claim.scope, claim.key);
     if (row === undefined) return undefined;
-    return {
-      fingerprint: row.fingerprint,
-      expiresAtMs: Number(row.expires_at_ms),
-      outcome: decodeOutcome(row.outcome, firstPetOf(command)),
-    };
+    return storedClaimOf(row.fingerprint, Number(row.expires_at_ms), row.outcome, petId);
   }
 }

@@ -1,3 +1,4 @@
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { CommandQueue } from './command-queue.js';
@@ -50,8 +51,16 @@ export class WatchedCommandQueue implements CommandQueue {
     return this.watched(() => this.queue.write(command));
   }
 
+  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
+    return this.watched(() => this.queue.writeReservation(command));
+  }
+
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
     return this.watched(() => this.queue.forgetExpiredOutcomes(nowMs, max));
+  }
+
+  expireReservations(nowMs: number, max: number): Promise<number> {
+    return this.watched(() => this.queue.expireReservations(nowMs, max));
   }
 
   close(): Promise<void> {

@@ -4,10 +4,10 @@
  * waits for a commit. Every answer is posted after the COMMIT of the transaction that holds it returned.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { GroupCommit } from './group-commit.js';
 import { type OpenDatabaseOptions, openConnection } from './open-database.js';
-import { StockCommandStatements } from './stock-command-statements.js';
+import { type QueuedCommand, type QueuedResult, StockCommandStatements } from './stock-command-statements.js';
 import {
   commandOf,
   errorData,
@@ -38,9 +38,9 @@ const writer = new StockCommandStatements(db);
 // gathered and posted as one message, so the store's thread wakes once a batch, not once a write.
 let outbox: WriterReply[] = [];
 let committed: number[] = [];
-const batches = new GroupCommit(
+const batches = new GroupCommit<QueuedCommand, QueuedResult>(
   db,
-  (command: StockCommand) => writer.write(command),
+  (command) => writer.run(command),
   (writes) => committed.push(writes),
 );
 const post = (): void => {
@@ -53,25 +53,39 @@ const answer = (reply: WriterReply): void => {
   if (outbox.push(reply) === 1) queueMicrotask(post);
 };
 
+/** Answers a request that runs at once, outside the group commit, with its count or its error. */
+const answerNow = (id: number, run: () => number): void => {
+  try {
+    answer(['value', id, run()]);
+  } catch (error) {
+    answer(['error', id, errorData(error)]);
+  }
+};
+
 const handle = (request: WriterRequest): void => {
   switch (request[0]) {
     case 'write': {
       const id = request[1];
       batches.submit(commandOf(request)).then(
-        (result) => answer(resultReply(id, result)),
+        (result) => answer(resultReply(id, result as StockWriteResult)),
         (error: unknown) => answer(['error', id, errorData(error)]),
       );
       return;
     }
-    case 'forget': {
-      const [, id, nowMs, max] = request;
-      try {
-        answer(['value', id, writer.forgetExpiredOutcomes(nowMs, max)]);
-      } catch (error) {
-        answer(['error', id, errorData(error)]);
-      }
+    case 'reserve': {
+      const [, id, command] = request;
+      batches.submit(command).then(
+        (result) => answer(['value', id, result]),
+        (error: unknown) => answer(['error', id, errorData(error)]),
+      );
       return;
     }
+    case 'forget':
+      answerNow(request[1], () => writer.forgetExpiredOutcomes(request[2], request[3]));
+      return;
+    case 'expire':
+      answerNow(request[1], () => writer.expireReservations(request[2], request[3]));
+      return;
     case 'close':
       batches.flush();
       // The answers of that last batch are posted from promise reactions, which run before this.

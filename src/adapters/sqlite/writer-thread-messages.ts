@@ -1,5 +1,7 @@
-import { inventoryItem } from '../../domain/inventory-item.js';
+import { stockLevel } from '../../domain/inventory-item.js';
 import type { PetStatus } from '../../domain/pet-status.js';
+import type { Quantity } from '../../domain/quantity.js';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import { ok } from '../../domain/result.js';
 import type { StockChangeKind } from '../../domain/stock-change.js';
 import type { IdempotencyClaim, StockCommand, StockOrder } from '../../domain/stock-command.js';
@@ -23,6 +25,9 @@ type WriteRequest = readonly [
 export type WriterRequest =
   | WriteRequest
   | readonly [kind: 'forget', id: number, nowMs: number, max: number]
+  /** A reservation write: rare beside stock writes, so it crosses as the command object itself. */
+  | readonly [kind: 'reserve', id: number, command: ReservationCommand]
+  | readonly [kind: 'expire', id: number, nowMs: number, max: number]
   /** Commit what is pending, answer it, close the connection and end the thread. */
   | readonly [kind: 'close'];
 
@@ -45,9 +50,10 @@ type EntryFields = [
   afterQuantity: number,
   afterStatus: PetStatus,
   version: number,
+  reserved: number,
 ];
 
-const ENTRY_FIELDS = 9;
+const ENTRY_FIELDS = 10;
 
 /** A write that was done: the command's actor and time once, then each entry's fields. */
 type WrittenReply = readonly [
@@ -66,7 +72,7 @@ type WrittenReply = readonly [
  */
 export type WriterReply =
   | WrittenReply
-  | readonly [kind: 'value', id: number, value: StockWriteResult | number]
+  | readonly [kind: 'value', id: number, value: StockWriteResult | ReservationWriteResult | number]
   | readonly [kind: 'error', id: number, error: ErrorData];
 
 /** What the writer thread posts: answers, and the size of each group commit they come from (for metrics). */
@@ -94,7 +100,7 @@ export function resultReply(id: number, result: StockWriteResult): WriterReply {
   const first = entries[0];
   if (first === undefined) throw new Error('a write that was done wrote one entry at least');
   const reply: WrittenReply[number][] = ['written', id, replayed, first.change.actor, first.change.atMs];
-  for (const { change, version } of entries) {
+  for (const { change, version, reserved } of entries) {
     const { before, after } = change;
     reply.push(
       change.id,
@@ -106,6 +112,7 @@ export function resultReply(id: number, result: StockWriteResult): WriterReply {
       after.quantity,
       after.status,
       version,
+      reserved,
     );
   }
   return reply as unknown as WrittenReply;
@@ -116,19 +123,20 @@ export function writtenResult(reply: WrittenReply): StockWriteResult {
   const [, , replayed, actor, atMs] = reply;
   const entries: WrittenEntry[] = [];
   for (let at = 5; at < reply.length; at += ENTRY_FIELDS) {
-    const [changeId, kind, reason, petId, beforeQuantity, beforeStatus, afterQuantity, afterStatus, version] =
+    const [changeId, kind, reason, petId, beforeQuantity, beforeStatus, afterQuantity, afterStatus, version, reserved] =
       reply.slice(at, at + ENTRY_FIELDS) as EntryFields;
     entries.push({
       change: {
         id: changeId,
         kind,
-        before: inventoryItem(petId, beforeQuantity, beforeStatus),
-        after: inventoryItem(petId, afterQuantity, afterStatus),
+        before: stockLevel(petId, beforeQuantity, beforeStatus),
+        after: stockLevel(petId, afterQuantity, afterStatus),
         actor,
         atMs,
         reason,
       },
       version,
+      reserved: reserved as Quantity,
     });
   }
   return ok({ entries, replayed });

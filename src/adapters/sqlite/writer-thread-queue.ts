@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { CommandQueue } from './command-queue.js';
@@ -18,7 +19,7 @@ export interface WriterThreadLogger {
 }
 
 interface Waiting {
-  resolve(value: StockWriteResult | number): void;
+  resolve(value: StockWriteResult | ReservationWriteResult | number): void;
   reject(error: Error): void;
 }
 
@@ -80,8 +81,16 @@ export class WriterThreadQueue implements CommandQueue {
     return this.ask((id) => writeRequest(id, command)) as Promise<StockWriteResult>;
   }
 
+  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
+    return this.ask((id) => ['reserve', id, command]) as Promise<ReservationWriteResult>;
+  }
+
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
     return this.ask((id) => ['forget', id, nowMs, max]) as Promise<number>;
+  }
+
+  expireReservations(nowMs: number, max: number): Promise<number> {
+    return this.ask((id) => ['expire', id, nowMs, max]) as Promise<number>;
   }
 
   close(): Promise<void> {
@@ -89,7 +98,7 @@ export class WriterThreadQueue implements CommandQueue {
     return this.closed;
   }
 
-  private ask(request: (id: number) => WriterRequest): Promise<StockWriteResult | number> {
+  private ask(request: (id: number) => WriterRequest): Promise<StockWriteResult | ReservationWriteResult | number> {
     if (this.closed !== undefined) return Promise.reject(new Error('the SQLite store is closed'));
     this.worker ??= this.start();
     const worker = this.worker;

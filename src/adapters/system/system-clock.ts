@@ -1,4 +1,2 @@
-import type { Clock } from '../../application/ports/clock.js';
-
-/** The machine's wall clock. */
-export const systemClock: Clock = { nowMs: () => Date.now() };
+/** The machine's wall clock, shared with the stores' default (see wall-clock.ts). */
+export { wallClock as systemClock } from '../shared/wall-clock.js';

@@ -1,5 +1,7 @@
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
+import type { Reservation } from '../../domain/reservation.js';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
@@ -11,7 +13,12 @@ export interface InventoryQuery {
   readonly limit?: number;
 }
 
-/** Where stock levels live. */
+/**
+ * Where stock levels and their reservations live. What an entry has `reserved` is the sum of its holds
+ * still held at the store's clock (a hold stops counting the moment it expires, marked or not); the
+ * entry's version counts its writes and the expiries of its holds alike, so an ETag changes whenever
+ * the item it tags does.
+ */
 export interface InventoryRepository {
   /**
    * Every entry matching `query`, ordered by petId ascending, in chunks. A store is never held between
@@ -44,4 +51,21 @@ export interface InventoryRepository {
    * small per call so that purging never holds the store for long.
    */
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number>;
+
+  /**
+   * Does one reservation write in one transaction, as `write` does a stock command: marks the lapsed
+   * holds of the pet it touches expired, reads the entry, the reservation and the claim, asks the core
+   * (`decideReservationWrite`) and applies what it answers.
+   */
+  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult>;
+
+  /** One reservation as stored (a held one may have expired since: see `reservationAt`), or undefined. */
+  getReservation(id: string): Promise<Reservation | undefined>;
+
+  /**
+   * Marks expired at most about `max` holds whose time was up at `nowMs` (every lapsed hold of each pet
+   * it touches); resolves to how many it marked. Kept small per call so that it never holds the store
+   * for long. What is reserved does not depend on it: it only keeps the held rows few.
+   */
+  expireReservations(nowMs: number, max: number): Promise<number>;
 }

@@ -1,3 +1,4 @@
+import { inBatches } from '../in-batches.js';
 import type { Clock } from '../ports/clock.js';
 import type { InventoryRepository } from '../ports/inventory-repository.js';
 
@@ -15,13 +16,8 @@ export class ForgetExpiredOutcomes {
   ) {}
 
   /** Resolves to how many outcomes were forgotten. */
-  async execute(): Promise<number> {
+  execute(): Promise<number> {
     const nowMs = this.clock.nowMs();
-    let total = 0;
-    for (;;) {
-      const forgotten = await this.inventory.forgetExpiredOutcomes(nowMs, FORGET_BATCH);
-      total += forgotten;
-      if (forgotten < FORGET_BATCH) return total;
-    }
+    return inBatches((max) => this.inventory.forgetExpiredOutcomes(nowMs, max), FORGET_BATCH);
   }
 }

@@ -54,7 +54,8 @@ export async function writeOnePet(
   const [written] = result.value.entries;
   if (written === undefined || result.value.entries.length !== 1)
     throw new Error('a write of one pet writes one entry');
-  return ok({ entry: { item: written.change.after, version: written.version }, replayed: result.value.replayed });
+  const item = { ...written.change.after, reserved: written.reserved };
+  return ok({ entry: { item, version: written.version }, replayed: result.value.replayed });
 }
 
 /**

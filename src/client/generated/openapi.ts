@@ -79,7 +79,7 @@ export interface paths {
         head?: never;
         /**
          * Set the stock level of one pet (experimental)
-         * @description Experimental: the request shape may change before it becomes stable. Sets the quantity and moves the status by the stock rule; the change is recorded with the key id, time and reason. If-Match makes the update conditional on the ETag read before; Idempotency-Key makes a retry safe. Every check of the request (400, 428) comes before the write and is not stored under an Idempotency-Key; the outcomes (success, 404, 412) are.
+         * @description Experimental: the request shape may change before it becomes stable. Sets the quantity and moves the status by the stock rule; the change is recorded with the key id, time and reason. If-Match makes the update conditional on the ETag read before; Idempotency-Key makes a retry safe. Every check of the request (400, 428) comes before the write and is not stored under an Idempotency-Key; the outcomes (success, 404, 409, 412) are.
          */
         patch: operations["updateInventory"];
         trace?: never;
@@ -118,6 +118,70 @@ export interface paths {
         get: operations["listStockChanges"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inventory/{petId}/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hold some of a pet’s available stock for a checkout
+         * @description Sets quantity aside from what is available (quantity - reserved) until it is committed, released, or ttlSeconds pass; the stock on hand does not change. Concurrent reservations never hold more than is available. If-Match (optional, never required) makes it conditional on the entry’s ETag; a reservation moves the entry’s version. Idempotency-Key as on updateInventory: the outcomes 201, 404, 409 and 412 are stored.
+         */
+        post: operations["reserveInventory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reservations/{reservationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a reservation
+         * @description The reservation as it stands now: a held one whose time is up is expired.
+         */
+        get: operations["getReservation"];
+        put?: never;
+        post?: never;
+        /**
+         * Give a held reservation back
+         * @description Gives the reservation’s quantity back to what is available. A repeat answers the same 200, and so does the release of an expired reservation (its stock is free already). Any key with inventory:write may release any reservation. Idempotency-Key as on updateInventory.
+         */
+        delete: operations["releaseReservation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reservations/{reservationId}/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a held reservation from the stock on hand
+         * @description Lowers the stock on hand and what is reserved by the reservation’s quantity in one step, moves the status by the stock rule, and records a history entry of kind reservation_commit. A repeat answers the same 200. Any key with inventory:write may commit any reservation. Idempotency-Key as on updateInventory.
+         */
+        post: operations["commitReservation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -295,6 +359,7 @@ export interface components {
          * @enum {string}
          */
         PetStatus: "available" | "pending" | "sold";
+        /** @description quantity is the stock on hand; reserved and available (added in 1.2) say how much of it held reservations set aside, and what is left. */
         InventoryItem: {
             /**
              * Format: int64
@@ -306,6 +371,16 @@ export interface components {
              * @description Current stock count.
              */
             quantity: number;
+            /**
+             * Format: int32
+             * @description How much of the stock held reservations set aside, at the time of the answer: a reservation stops counting the moment it expires.
+             */
+            reserved: number;
+            /**
+             * Format: int32
+             * @description quantity - reserved: what can still be reserved or taken.
+             */
+            available: number;
             status: components["schemas"]["PetStatus"];
         };
         /** @description Experimental. Sets the stock count. Quantity 0 makes the pet sold; stock arriving for a sold pet makes it available; otherwise the status is kept (pending stays pending). An unknown field is refused. */
@@ -323,7 +398,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -340,7 +415,7 @@ export interface components {
                  */
                 index: number;
                 /** @enum {string} */
-                code: "pet_not_found" | "precondition_failed" | "insufficient_stock" | "quantity_limit_exceeded";
+                code: "pet_not_found" | "precondition_failed" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved";
                 message: string;
             }[];
         };
@@ -357,10 +432,10 @@ export interface components {
              */
             petId: bigint;
             /**
-             * @description set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments).
+             * @description set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments); reservation_commit: lowered by the commit of a reservation.
              * @enum {string}
              */
-            kind: "set" | "adjust";
+            kind: "set" | "adjust" | "reservation_commit";
             /** Format: int32 */
             quantityBefore: number;
             /** Format: int32 */
@@ -476,6 +551,16 @@ export interface components {
                  * @description The new stock count.
                  */
                 quantity: number;
+                /**
+                 * Format: int32
+                 * @description How much held reservations set aside.
+                 */
+                reserved: number;
+                /**
+                 * Format: int32
+                 * @description quantity - reserved.
+                 */
+                available: number;
                 status: components["schemas"]["PetStatus"];
                 /**
                  * Format: int64
@@ -493,6 +578,47 @@ export interface components {
             delta: number;
             /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters. */
             reason?: string;
+        };
+        /** @description Stock of one pet set aside for a checkout, until it is committed, released, or expires. */
+        Reservation: {
+            /** @description Id of the reservation. */
+            id: string;
+            /**
+             * Format: int64
+             * @description Id of the pet.
+             */
+            petId: bigint;
+            /** Format: int32 */
+            quantity: number;
+            /**
+             * @description held: sets its quantity aside until expiresAt; committed: taken from the stock on hand; released: given back; expired: its time was up while held (from expiresAt on, whether or not anything touched it).
+             * @enum {string}
+             */
+            state: "held" | "committed" | "released" | "expired";
+            /**
+             * Format: date-time
+             * @description When it was made, in RFC 3339 UTC with milliseconds.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When a held reservation stops counting.
+             */
+            expiresAt: string;
+        };
+        /** @description An unknown field is refused. */
+        ReservationRequest: {
+            /**
+             * Format: int32
+             * @description How many to hold.
+             */
+            quantity: number;
+            /**
+             * Format: int32
+             * @description How long to hold them, in seconds.
+             * @default 900
+             */
+            ttlSeconds: number;
         };
         /**
          * @description What a key may do: inventory:read (every GET), inventory:write (every other method).
@@ -559,10 +685,10 @@ export interface components {
              */
             petId: bigint;
             /**
-             * @description set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments).
+             * @description set: the stock was set to a count (PATCH); adjust: moved by a delta (adjustments); reservation_commit: lowered by the commit of a reservation.
              * @enum {string}
              */
-            kind: "set" | "adjust";
+            kind: "set" | "adjust" | "reservation_commit";
             /** Format: int32 */
             quantityBefore: number;
             /** Format: int32 */
@@ -602,7 +728,7 @@ export interface components {
                  */
                 changeId: bigint;
                 /** @enum {string} */
-                kind: "set" | "adjust";
+                kind: "set" | "adjust" | "reservation_commit";
                 /** Format: int32 */
                 quantityBefore: number;
                 /** Format: int32 */
@@ -714,6 +840,11 @@ export interface components {
          * @example </v1/inventory/42/changes?before=1234&limit=100>; rel="next"
          */
         "Link.next": string;
+        /**
+         * @description Where the new reservation is read, committed and released.
+         * @example /v1/reservations/res_4f1c0a9be2d34c7a8b6e5d4c3b2a1908
+         */
+        Location: string;
         /**
          * @description Present, and true, when the answer is the stored outcome of an earlier request with the same Idempotency-Key: nothing was written this time.
          * @example true
@@ -959,7 +1090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description insufficient_stock / quantity_limit_exceeded: an adjustment would take a stock below 0 or above 2147483647. Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry (index, code, message). Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            /** @description insufficient_stock / quantity_limit_exceeded / quantity_below_reserved: an adjustment would take more than is available or a stock above 2147483647, or a set would go below what is reserved. Nothing was written. The Error body is the first refused entry’s, with errors listing every refused entry (index, code, message). Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1462,7 +1593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            /** @description quantity_below_reserved: the quantity is below what held reservations set aside (reserved); nothing was written. Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1471,6 +1602,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1700,7 +1832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description insufficient_stock: the delta would take the stock below 0; quantity_limit_exceeded: above 2147483647. Nothing was written. Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            /** @description insufficient_stock: the delta would take more than is available (the stock below what held reservations set aside, or below 0); quantity_limit_exceeded: above 2147483647. Nothing was written. Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1914,6 +2046,677 @@ export interface operations {
             };
             /** @description pet_not_found: no pet has this id. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reserveInventory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description RFC 9110 section 13.1.1: update only if the entry’s ETag is one of these strong tags, or * for any existing entry. Weak tags never match. A stale tag: 412 with the current ETag, nothing written. Not * nor a list of entity tags: 400 invalid_if_match. Required (428 without it) when the service is configured so.
+                 * @example "7"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes a retry safe: a request with a key already used by this API key, on the same method, path and body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is still being processed: 409.
+                 * @example 5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the pet, in canonical base 10 (no +, no leading zeros, no exponent). */
+                petId: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReservationRequest"];
+            };
+        };
+        responses: {
+            /** @description The reservation, held; Location names it. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not JSON, not an object, lacks quantity, quantity is not an integer from 1 to 2147483647, ttlSeconds is not an integer from 1 to 86400, or it has another field; invalid_idempotency_key; invalid_if_match. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description pet_not_found: no pet has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_stock: quantity is more than is available; nothing was held. Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description precondition_failed: the entry is not at a version If-Match names. The ETag is the current one. */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than 16384 bytes. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: this API key used the Idempotency-Key on another request (another method, path or body) within the last 24 hours. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReservation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the reservation (res_ and 32 hexadecimal digits). */
+                reservationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description reservation_not_found: no reservation has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request with a key already used by this API key, on the same method, path and body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is still being processed: 409.
+                 * @example 5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the reservation (res_ and 32 hexadecimal digits). */
+                reservationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservation as the request left it (or found it, for a repeat). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description reservation_not_found: no reservation has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description reservation_committed: the reservation was committed; nothing was written. Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: this API key used the Idempotency-Key on another request (another method, path or body) within the last 24 hours. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    commitReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a request with a key already used by this API key, on the same method, path and body bytes, is answered the stored outcome (status, body, ETag) with Idempotent-Replayed: true and writes nothing. Kept 24 hours. The same key on another request: 422; while its first request is still being processed: 409.
+                 * @example 5b0f7c9e-2a41-4d6b-8f3e-91c2d7a4e610
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Id of the reservation (res_ and 32 hexadecimal digits). */
+                reservationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservation as the request left it (or found it, for a repeat). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reservation"];
+                };
+            };
+            /** @description invalid_idempotency_key: Idempotency-Key is not 1 to 255 visible ASCII characters. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description reservation_not_found: no reservation has this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description reservation_released / reservation_expired: the reservation was released, or expired, before; nothing was written. Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: this API key used the Idempotency-Key on another request (another method, path or body) within the last 24 hours. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -1,0 +1,104 @@
+import type { DomainError } from './errors.js';
+import type { PetId } from './pet-id.js';
+import type { Quantity } from './quantity.js';
+import type { Reservation } from './reservation.js';
+import { fail, ok, type Result } from './result.js';
+import type { IdempotencyClaim } from './stock-command.js';
+
+/** Hold `quantity` of a pet's available stock for `ttlMs`; conditional on `ifVersion` (If-Match) when given. */
+export interface ReserveOrder {
+  readonly kind: 'reserve';
+  readonly petId: PetId;
+  readonly quantity: Quantity;
+  readonly ttlMs: number;
+  readonly ifVersion?: readonly number[];
+}
+
+/** Take a held reservation's quantity from the stock on hand (`commit`), or give it back (`release`). */
+export interface SettleOrder {
+  readonly kind: 'commit' | 'release';
+  readonly reservationId: string;
+}
+
+export type ReservationOrder = ReserveOrder | SettleOrder;
+
+/**
+ * A write of a reservation as plain data, like a StockCommand: the order, as `actor`, at `atMs`, with an
+ * optional idempotency claim. The store reads what it names, asks `decideReservationWrite` and applies
+ * what it answers inside its own transaction.
+ */
+export interface ReservationCommand {
+  readonly reservation: ReservationOrder;
+  readonly actor: string;
+  readonly atMs: number;
+  readonly idempotency?: IdempotencyClaim;
+}
+
+/** Why a reservation write was refused. */
+export type ReservationRefusal =
+  | { readonly code: 'pet_not_found'; readonly petId: PetId }
+  | { readonly code: 'precondition_failed'; readonly petId: PetId; readonly currentVersion: number }
+  /** Asked for `quantity`, with only `available` not set aside. */
+  | {
+      readonly code: 'insufficient_stock';
+      readonly petId: PetId;
+      readonly quantity: number;
+      readonly available: number;
+    }
+  | { readonly code: 'reservation_not_found'; readonly reservationId: string }
+  /** A commit of a released or expired reservation, or a release of a committed one. */
+  | {
+      readonly code: 'reservation_committed' | 'reservation_released' | 'reservation_expired';
+      readonly reservationId: string;
+    };
+
+export type ReservationRefusalCode = ReservationRefusal['code'];
+
+/** What a reservation write answered, as it is stored with an idempotency claim and replayed to a retry. */
+export type ReservationOutcome =
+  | { readonly kind: 'reservation'; readonly reservation: Reservation }
+  | { readonly kind: 'reservation_refused'; readonly refusal: ReservationRefusal };
+
+/** The reservation as the write left it (or found it, for a repeat), and whether this answer is a replay. */
+export interface WrittenReservation {
+  readonly reservation: Reservation;
+  readonly replayed: boolean;
+}
+
+export type ReservationWriteFailure =
+  | (DomainError<ReservationRefusalCode> & { readonly refusal: ReservationRefusal; readonly replayed: boolean })
+  | DomainError<'idempotency_key_reused'>
+  | DomainError<'idempotency_key_in_use'>;
+
+/** The answer of every reservation write, from the store to the HTTP edge. */
+export type ReservationWriteResult = Result<WrittenReservation, ReservationWriteFailure>;
+
+/** What a person reads about a refusal. */
+export function reservationRefusalMessage(refusal: ReservationRefusal): string {
+  switch (refusal.code) {
+    case 'pet_not_found':
+      return `no pet has id ${refusal.petId}`;
+    case 'precondition_failed':
+      return `the stock of pet ${refusal.petId} is at version ${refusal.currentVersion}, not the one If-Match names; read it again`;
+    case 'insufficient_stock':
+      return `pet ${refusal.petId} has ${refusal.available} available: ${refusal.quantity} cannot be reserved`;
+    case 'reservation_not_found':
+      return `no reservation has id ${refusal.reservationId}`;
+    case 'reservation_committed':
+      return `reservation ${refusal.reservationId} is committed: its stock was taken, and cannot be released`;
+    case 'reservation_released':
+      return `reservation ${refusal.reservationId} was released: it cannot be committed; reserve again`;
+    case 'reservation_expired':
+      return `reservation ${refusal.reservationId} expired: it cannot be committed; reserve again`;
+  }
+}
+
+/** The answer an outcome gives, first time or replayed. */
+export function reservationResultOf(outcome: ReservationOutcome, replayed: boolean): ReservationWriteResult {
+  if (outcome.kind === 'reservation') return ok({ reservation: outcome.reservation, replayed });
+  const { refusal } = outcome;
+  return fail({ code: refusal.code, message: reservationRefusalMessage(refusal), refusal, replayed });
+}
+
+export const isReservationOutcome = (outcome: { readonly kind: string }): outcome is ReservationOutcome =>
+  outcome.kind === 'reservation' || outcome.kind === 'reservation_refused';
