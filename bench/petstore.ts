@@ -64,7 +64,7 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
 }
 
 /** This process's environment less whatever would change how a server child behaves. */
-function cleanEnv(): NodeJS.ProcessEnv {
+export function cleanEnv(): NodeJS.ProcessEnv {
   const kept = Object.entries(process.env).filter(
     ([name]) => !/^(PETSTORE_|REDIS_|OTEL_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name),
   );

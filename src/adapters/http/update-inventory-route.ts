@@ -32,7 +32,15 @@ function onePetWrite<B extends object>(
     if (headers === undefined) return;
     const condition = conditionOf(ctx, requireIfMatch);
     if (condition === undefined) return;
-    sendOnePetWrite(ctx, await write({ petId: petId.value, ...fields.value, ...headers, ...condition }));
+    // The optional fields are named one by one rather than spread, so every request builds one shape.
+    const input = {
+      ...fields.value,
+      petId: petId.value,
+      actor: headers.actor,
+      idempotency: headers.idempotency,
+      ifVersion: condition.ifVersion,
+    };
+    sendOnePetWrite(ctx, await write(input));
   };
 }
 

@@ -91,7 +91,7 @@ export const writeRequest = (id: number, command: StockCommand): WriteRequest =>
 ];
 
 export function commandOf([, , actor, atMs, claim, orders]: WriteRequest): StockCommand {
-  return { orders, actor, atMs, ...(claim === undefined ? {} : { idempotency: claim }) };
+  return { orders, actor, atMs, idempotency: claim };
 }
 
 export function resultReply(id: number, result: StockWriteResult): WriterReply {
