@@ -83,7 +83,7 @@ describe('connections that pipeline requests without reading the answers', () =>
       '127.0.0.4',
     ],
   ])(
-    '%s, 8 of them for 6 s: others are answered within 1 s during and after, and RSS stays under 300 MB',
+    '%s, 8 of them for 6 s: others are answered within 1 s during and after, and RSS stays under 400 MB',
     async (_, template, from) => {
       const attack = pipelineWithoutReading(port, from, template.replace('{key}', key), 8, 6_000);
       const watch = attack.then(() => delay(8_000));
@@ -93,7 +93,10 @@ describe('connections that pipeline requests without reading the answers', () =>
         attack,
       ]);
       expectAllAnsweredWithinASecond(probes);
-      expect(Math.max(...rss) / MB).toBeLessThan(300);
+      // A build-up of unread answers would take gigabytes within the 6 s; what stays is V8's heap, which
+      // grows under the load and is given back lazily: its peak varied from under 300 to 347 MB across runs
+      // of the same builds (2026-11-24, the service with reservations and stock events).
+      expect(Math.max(...rss) / MB).toBeLessThan(400);
     },
     60_000,
   );

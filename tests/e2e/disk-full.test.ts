@@ -95,7 +95,10 @@ describe.skipIf(!canMount)('a disk that fills up under the service (SQLite)', ()
     expect(refused?.status).toBe(503);
     expect(refused?.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
     expect(await refused?.json()).toMatchObject({ code: 'unavailable', status: 503 });
-    expect(service.stdout()).toContain(`PETSTORE_DB=${path}: database or disk is full`);
+    // The log is written asynchronously: its line may land a moment after the answer.
+    await expect
+      .poll(() => service.stdout(), { timeout: 5_000 })
+      .toContain(`PETSTORE_DB=${path}: database or disk is full`);
     expect((await fetch(`${service.url}/readyz`)).status).toBe(503);
     // Reads go on.
     expect((await fetch(`${service.url}/v1/inventory/1`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
@@ -107,6 +110,6 @@ describe.skipIf(!canMount)('a disk that fills up under the service (SQLite)', ()
     expect(again.status).toBe(200);
     expect(await again.json()).toMatchObject({ quantity: 500 });
     expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
-    expect(service.stdout()).toContain('sqlite written again');
+    await expect.poll(() => service.stdout(), { timeout: 5_000 }).toContain('sqlite written again');
   }, 60_000);
 });
