@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
-import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
-import { systemClock } from '../../src/adapters/system/system-clock.js';
-import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
-import { rateLimitPolicy } from '../../src/domain/plan.js';
-import { quantity } from '../../src/domain/quantity.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
-import { aPet } from '../support/mothers.js';
-import { type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
+import type { ServiceProcess } from '../support/service-process.js';
+import { type SharedPostgresInstances, startSharedPostgresInstances } from '../support/shared-postgres-instances.js';
 
 /** How many POST requests an instance logged. */
 const postsServed = (instance: ServiceProcess): number =>
@@ -18,32 +11,17 @@ const postsServed = (instance: ServiceProcess): number =>
     .filter((line) => line.includes('"msg":"request"') && line.includes('"method":"POST"')).length;
 
 describe.skipIf(!hasPostgresServer)('adjustments through two instances sharing one PostgreSQL', () => {
-  let postgres: PostgresServer;
+  let shared: SharedPostgresInstances | undefined;
   let key: string;
-  const instances: ServiceProcess[] = [];
+  let instances: readonly ServiceProcess[] = [];
 
   beforeAll(async () => {
-    postgres = await startPostgresServer();
-    const url = await postgres.createDatabase();
-    const storage = await openPostgresStorage({ url });
-    try {
-      await storage.pets.addAll([aPet(1, { quantity: quantity(25) })]);
-      const crypto = new NodeKeyCrypto();
-      const issued = await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({
-        plan: 'enterprise',
-        limits: rateLimitPolicy(1_000_000, 100_000_000),
-      });
-      key = issued.key;
-    } finally {
-      await storage.close();
-    }
-    const env = { DATABASE_URL: url, PETSTORE_ENV: 'production' };
-    instances.push(...(await Promise.all([startService(env), startService(env)])));
+    shared = await startSharedPostgresInstances(25);
+    ({ key, instances } = shared);
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(instances.map((instance) => instance.stop()));
-    await postgres?.stop();
+    await shared?.stop();
   });
 
   const call = (instance: ServiceProcess, path: string, init: RequestInit = {}) =>
