@@ -93,6 +93,21 @@ export function describeWebhookStoreContract(adapter: string, make: MakeStorage)
       expect(await store.webhooks.stats()).toEqual({ depth: 0, oldestAtMs: null });
     });
 
+    it('keeps no outbox entry for a change made while no endpoint is registered', async () => {
+      await store.inventory.write(aCommand([setTo(1n, 7)]));
+      expect(await store.webhooks.stats()).toEqual({ depth: 0, oldestAtMs: null });
+      await store.webhooks.addEndpoint(anEndpoint('whk_a'));
+      await store.inventory.write(aCommand([setTo(2n, 8)]));
+      expect(await store.webhooks.stats()).toEqual({ depth: 1, oldestAtMs: expect.any(Number) });
+      expect(await store.webhooks.route(100)).toBe(1);
+      const sent = await deliverAll();
+      // The endpoint hears of the change made once it was registered, not of the one before.
+      expect(sent.map((d) => JSON.parse(d.body).data.petId)).toEqual([2]);
+      expect(await store.webhooks.removeEndpoint('whk_a')).toBe(true);
+      await store.inventory.write(aCommand([setTo(1n, 9)]));
+      expect(await store.webhooks.stats()).toEqual({ depth: 0, oldestAtMs: null });
+    });
+
     it('raises low_stock, out_of_stock and back_in_stock once per crossing', async () => {
       await store.webhooks.addEndpoint(anEndpoint('whk_a'));
       for (const q of [6, 4, 3, 8, 0, 0, 2, 9]) await store.inventory.write(aCommand([setTo(1n, q)]));

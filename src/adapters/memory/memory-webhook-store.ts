@@ -26,7 +26,8 @@ interface StoredDelivery extends PlannedDelivery {
 /**
  * Webhooks over an in-memory store. Its outbox is the store's own list of changes, read from the
  * first change not yet routed: a change and its outbox entry are the one push of a write, which runs
- * whole before anything else.
+ * whole before anything else. As in the other stores, a change made while no endpoint is registered has
+ * no outbox entry: registering the first endpoint, or removing the last, passes over what is unrouted.
  */
 export class MemoryWebhookStore implements WebhookStore {
   private readonly endpointsById = new Map<string, StoredEndpoint>();
@@ -40,6 +41,7 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async addEndpoint(endpoint: NewWebhookEndpoint): Promise<void> {
     const { secret, ...rest } = endpoint;
+    if (this.endpointsById.size === 0) this.routed = this.store.changes.length;
     this.endpointsById.set(endpoint.id, { endpoint: { ...rest, enabled: true, failingSinceMs: null }, secret });
   }
 
@@ -49,6 +51,7 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async removeEndpoint(id: string): Promise<boolean> {
     if (!this.endpointsById.delete(id)) return false;
+    if (this.endpointsById.size === 0) this.routed = this.store.changes.length;
     for (let i = this.deliveries.length - 1; i >= 0; i -= 1) {
       if (this.deliveries[i]?.endpointId === id) this.deliveries.splice(i, 1);
     }
@@ -148,7 +151,7 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   async stats(): Promise<OutboxStats> {
-    const unrouted = this.store.changes.slice(this.routed);
+    const unrouted = this.endpointsById.size === 0 ? [] : this.store.changes.slice(this.routed);
     const pending = this.deliveries.filter((d) => d.state === 'pending');
     const times = [...unrouted.map((c) => c.atMs), ...pending.map((d) => d.createdAtMs)];
     return { depth: times.length, oldestAtMs: times.length === 0 ? null : Math.min(...times) };

@@ -204,6 +204,17 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX reservations_held_by_pet ON reservations (pet_id, expires_at_ms) WHERE state = 'held';
   CREATE INDEX reservations_held_by_expiry ON reservations (expires_at_ms) WHERE state = 'held';
   `,
+  // 7: as SQLite's step 8: a change gets an outbox entry only while some webhook endpoint is registered.
+  `
+  CREATE OR REPLACE FUNCTION stock_changes_to_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF EXISTS (SELECT 1 FROM webhook_endpoints) THEN
+        INSERT INTO event_outbox (change_id) VALUES (new.id);
+      END IF;
+      RETURN NULL;
+    END
+  $$;
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */

@@ -194,6 +194,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX reservations_held_by_pet ON reservations (pet_id, expires_at_ms) WHERE state = 'held';
   CREATE INDEX reservations_held_by_expiry ON reservations (expires_at_ms) WHERE state = 'held';
   `,
+  // 8: a change gets an outbox entry only while some webhook endpoint is registered (enabled or not, as
+  // routing decides by what is enabled then). With none, an entry could only be routed to nobody: the
+  // trigger's insert and the dispatcher's routing and delete cost every stock write for nothing.
+  `
+  DROP TRIGGER stock_changes_to_outbox;
+  CREATE TRIGGER stock_changes_to_outbox AFTER INSERT ON stock_changes
+    WHEN EXISTS (SELECT 1 FROM webhook_endpoints)
+    BEGIN INSERT INTO event_outbox (change_seq) VALUES (new.seq); END;
+  `,
 ];
 
 /**
