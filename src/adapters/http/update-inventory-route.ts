@@ -9,6 +9,9 @@ import { parsePetIdParam } from './request-schemas.js';
 import { parseAdjustment, parseInventoryUpdate } from './stock-request-schemas.js';
 import { conditionOf, sendOnePetWrite, writeHeadersOf } from './stock-write-request.js';
 
+/** What a write of one pet takes from the request besides its body. */
+type OnePetRequest = Pick<OnePetWriteInput, 'petId' | 'actor' | 'idempotency' | 'ifVersion'>;
+
 /**
  * A write of one pet: checks the request (petId, body, Idempotency-Key, If-Match) before any write, so
  * that a 400 or a 428 is never stored as a key's outcome, then answers what the write decided, first
@@ -17,7 +20,7 @@ import { conditionOf, sendOnePetWrite, writeHeadersOf } from './stock-write-requ
  */
 function onePetWrite<B extends object>(
   parse: (body: unknown) => Result<B, string>,
-  write: (input: OnePetWriteInput & B) => Promise<OnePetWriteResult>,
+  write: (body: B, request: OnePetRequest) => Promise<OnePetWriteResult>,
   subpath: string,
   requireIfMatch: boolean,
 ): RouteMiddleware {
@@ -32,22 +35,34 @@ function onePetWrite<B extends object>(
     if (headers === undefined) return;
     const condition = conditionOf(ctx, requireIfMatch);
     if (condition === undefined) return;
-    // The optional fields are named one by one rather than spread, so every request builds one shape.
-    const input = {
-      ...fields.value,
+    // Every field named, none spread: a spread followed by more fields was this route's costliest line
+    // (a map transition a field on V8's slow path, about 8 µs a PATCH in a CPU profile).
+    const request: OnePetRequest = {
       petId: petId.value,
       actor: headers.actor,
       idempotency: headers.idempotency,
       ifVersion: condition.ifVersion,
     };
-    sendOnePetWrite(ctx, await write(input));
+    sendOnePetWrite(ctx, await write(fields.value, request));
   };
 }
 
 /** updateInventory: sets the stock of one pet (PATCH). */
 export const updateInventory = (updateStock: UpdateStock, requireIfMatch: boolean): RouteMiddleware =>
-  onePetWrite(parseInventoryUpdate, (input) => updateStock.execute(input), '', requireIfMatch);
+  onePetWrite(
+    parseInventoryUpdate,
+    (body, { petId, actor, idempotency, ifVersion }) =>
+      updateStock.execute({ petId, actor, idempotency, ifVersion, reason: body.reason, quantity: body.quantity }),
+    '',
+    requireIfMatch,
+  );
 
 /** adjustInventory: moves the stock of one pet by a delta (POST .../adjustments). */
 export const adjustInventory = (adjustStock: AdjustStock, requireIfMatch: boolean): RouteMiddleware =>
-  onePetWrite(parseAdjustment, (input) => adjustStock.execute(input), '/adjustments', requireIfMatch);
+  onePetWrite(
+    parseAdjustment,
+    (body, { petId, actor, idempotency, ifVersion }) =>
+      adjustStock.execute({ petId, actor, idempotency, ifVersion, reason: body.reason, delta: body.delta }),
+    '/adjustments',
+    requireIfMatch,
+  );

@@ -61,7 +61,8 @@ export async function writeOnePet(
   const [written] = result.value.entries;
   if (written === undefined || result.value.entries.length !== 1)
     throw new Error('a write of one pet writes one entry');
-  const item = { ...written.change.after, reserved: written.reserved };
+  const { petId, quantity, status } = written.change.after;
+  const item = { petId, quantity, status, reserved: written.reserved };
   return ok({ entry: { item, version: written.version }, replayed: result.value.replayed });
 }
 
