@@ -54,15 +54,13 @@ const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`
 const isLimitedPath = (path: string): boolean => isApiPath(path) || DOCS_PATHS.has(path);
 
 /** Who the request acts as, or why it acts as nobody. */
-type Caller = { readonly principal: Principal } | { readonly refusal: 'unauthorized' | 'key_expired' };
-
-const NOBODY: Caller = { refusal: 'unauthorized' };
+type Caller = Principal | 'unauthorized' | 'key_expired';
 
 async function callerOf(authenticate: Authenticate, header: string | undefined): Promise<Caller> {
   const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-  if (token === undefined) return NOBODY;
+  if (token === undefined) return 'unauthorized';
   const result = await authenticate.execute({ apiKey: token });
-  return result.ok ? { principal: result.value } : { refusal: result.error.code };
+  return result.ok ? result.value : result.error.code;
 }
 
 function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string): void {
@@ -102,8 +100,8 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
   return async (ctx, next) => {
     if (!isLimitedPath(ctx.path)) return next();
     const ambiguous = fieldLineCount(ctx.req, 'authorization') > 1;
-    const caller = ambiguous ? NOBODY : await callerOf(authenticate, ctx.req.headers.authorization);
-    const principal = 'principal' in caller ? caller.principal : undefined;
+    const caller = ambiguous ? 'unauthorized' : await callerOf(authenticate, ctx.req.headers.authorization);
+    const principal = typeof caller === 'string' ? undefined : caller;
     if (principal !== undefined) {
       ctx.state.keyId = principal.keyId;
       keyUses?.noted(principal.keyId);
@@ -136,7 +134,7 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
     if (ambiguous) {
       return sendError(ctx, 'unauthorized', 'the request carries more than one Authorization header; send exactly one');
     }
-    if ('refusal' in caller && caller.refusal === 'key_expired') {
+    if (caller === 'key_expired') {
       return sendError(
         ctx,
         'key_expired',

@@ -48,41 +48,41 @@ export class WatchedCommandQueue implements CommandQueue {
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
-    return this.watched(() => this.queue.write(command));
+    return this.queue.write(command).then(this.succeeded, this.failed);
   }
 
   writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
-    return this.watched(() => this.queue.writeReservation(command));
+    return this.queue.writeReservation(command).then(this.succeeded, this.failed);
   }
 
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
-    return this.watched(() => this.queue.forgetExpiredOutcomes(nowMs, max));
+    return this.queue.forgetExpiredOutcomes(nowMs, max).then(this.succeeded, this.failed);
   }
 
   expireReservations(nowMs: number, max: number): Promise<number> {
-    return this.watched(() => this.queue.expireReservations(nowMs, max));
+    return this.queue.expireReservations(nowMs, max).then(this.succeeded, this.failed);
   }
 
   close(): Promise<void> {
     return this.queue.close();
   }
 
-  private async watched<T>(write: () => Promise<T>): Promise<T> {
-    try {
-      const result = await write();
-      if (this.failing) {
-        this.failing = false;
-        this.onChange?.(true);
-      }
-      return result;
-    } catch (error) {
-      if (!isUnavailable(error)) throw error;
-      const unavailable = new SqliteUnavailableError(this.file, error);
-      if (!this.failing) {
-        this.failing = true;
-        this.onChange?.(false, unavailable);
-      }
-      throw unavailable;
+  // Made once: every write passes through one reaction, with no closure or async frame of its own.
+  private readonly succeeded = <T>(result: T): T => {
+    if (this.failing) {
+      this.failing = false;
+      this.onChange?.(true);
     }
-  }
+    return result;
+  };
+
+  private readonly failed = (error: unknown): never => {
+    if (!isUnavailable(error)) throw error;
+    const unavailable = new SqliteUnavailableError(this.file, error);
+    if (!this.failing) {
+      this.failing = true;
+      this.onChange?.(false, unavailable);
+    }
+    throw unavailable;
+  };
 }

@@ -1,4 +1,4 @@
-import { keyStanding, looksLikeApiKey, type Principal, principalOf } from '../../domain/api-key.js';
+import { type ApiKeyRecord, keyStanding, looksLikeApiKey, type Principal, principalOf } from '../../domain/api-key.js';
 import { type DomainError, domainError } from '../../domain/errors.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
@@ -10,6 +10,9 @@ export interface AuthenticateInput {
   readonly apiKey: string;
 }
 
+/** A key's principal, as `execute` answers it. */
+type Authenticated = { readonly ok: true; readonly value: Principal };
+
 const UNAUTHORIZED = fail(domainError('unauthorized', 'the API key is missing, invalid or revoked'));
 const EXPIRED = fail(domainError('key_expired', 'the API key has expired; use its successor or ask for a new one'));
 
@@ -19,6 +22,12 @@ const EXPIRED = fail(domainError('key_expired', 'the API key has expired; use it
  * switch keys rather than suspect a typo.
  */
 export class Authenticate {
+  /**
+   * The answer for each record seen. A cached key store hands back one record for every request of a
+   * key until it reads the key again, and the answer holds nothing of the request: it is built once.
+   */
+  private readonly principals = new WeakMap<ApiKeyRecord, Authenticated>();
+
   constructor(
     private readonly keys: ApiKeyStore,
     private readonly hasher: KeyHasher,
@@ -33,6 +42,11 @@ export class Authenticate {
     const standing = keyStanding(record, this.clock.nowMs());
     if (standing === 'revoked') return UNAUTHORIZED;
     if (standing === 'expired') return EXPIRED;
-    return ok(principalOf(record));
+    let principal = this.principals.get(record);
+    if (principal === undefined) {
+      principal = ok(principalOf(record));
+      this.principals.set(record, principal);
+    }
+    return principal;
   }
 }
