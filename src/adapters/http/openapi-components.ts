@@ -267,6 +267,12 @@ export const HEADERS: JsonObject = {
     '</v1/inventory/42/changes?before=1234&limit=100>; rel="next"',
     false,
   ),
+  'Link.feed': header(
+    'RFC 8288: where to read on, sent with every page of the feed: after the last change of this page, or ' +
+      'where this page started when it is empty.',
+    { type: 'string', pattern: '^<[^>]+>; rel="next"$' },
+    '</v1/inventory/changes?after=4711.1234&limit=100>; rel="next"',
+  ),
   Location: header(
     'Where the new reservation is read, committed and released.',
     { type: 'string', pattern: '^/v1/reservations/res_[0-9a-f]{32}$' },

@@ -38,7 +38,7 @@ export const listAllStockChanges: JsonObject = {
   responses: responses({
     ok: {
       description: 'The changes, oldest first; an empty array when none followed the cursor yet.',
-      headers: [...LIMIT_HEADERS, 'Link.next'],
+      headers: [...LIMIT_HEADERS, 'Link.feed'],
       schema: { type: 'array', items: ref('schemas', 'FeedChange') },
     },
     invalid_query: { description: 'invalid_query: after is not a cursor of this feed, or limit is not valid.' },

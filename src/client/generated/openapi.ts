@@ -841,6 +841,11 @@ export interface components {
          */
         "Link.next": string;
         /**
+         * @description RFC 8288: where to read on, sent with every page of the feed: after the last change of this page, or where this page started when it is empty.
+         * @example </v1/inventory/changes?after=4711.1234&limit=100>; rel="next"
+         */
+        "Link.feed": string;
+        /**
          * @description Where the new reservation is read, committed and released.
          * @example /v1/reservations/res_4f1c0a9be2d34c7a8b6e5d4c3b2a1908
          */
@@ -1244,7 +1249,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
-                    Link: components["headers"]["Link.next"];
+                    Link: components["headers"]["Link.feed"];
                     [name: string]: unknown;
                 };
                 content: {
