@@ -1,5 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../../src/composition/config.js';
+
+/** The variables deploy/petstore.env sets, as systemd's EnvironmentFile reads them (no quoting used). */
+function deployEnvironment(): Record<string, string> {
+  const text = readFileSync(join(import.meta.dirname, '..', '..', 'deploy', 'petstore.env'), 'utf8');
+  const lines = text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+}
 
 describe('configuration from the environment', () => {
   it('has defaults that serve development on 127.0.0.1:8080 with ./data/petstore.db', () => {
@@ -156,5 +165,21 @@ describe('the connection limits', () => {
     ['PETSTORE_MAX_CONNECTIONS', '0'],
   ])('stop on %s=%s with a message naming the variable', (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name}=`));
+  });
+
+  it('accepts deploy/petstore.env as shipped, and reads what it sets', () => {
+    const env = deployEnvironment();
+    expect(Object.keys(env)).toContain('PETSTORE_WEBHOOK_ALLOW_PRIVATE');
+    const c = readConfig({ ...env, PORT: '8081' });
+    expect(c).toMatchObject({
+      env: 'production',
+      databaseUrl: env.DATABASE_URL,
+      redisUrl: env.REDIS_URL,
+      trustProxy: true,
+      postgres: { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 2_000 },
+      connectionLimits: { maxConnectionsPerAddress: 4_000, pipeliningBanMs: 0 },
+      drainTimeoutMs: 10_000,
+      webhooks: { allowPrivate: false, pollMs: 1_000, retryFirstDelayMs: 5_000 },
+    });
   });
 });
