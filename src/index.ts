@@ -96,6 +96,11 @@ export { DEFAULT_DELIVERY_OPTIONS, DeliverStockEvents } from './application/use-
 export { EXPIRE_BATCH, ExpireReservations } from './application/use-cases/expire-reservations.js';
 export { ExportPets } from './application/use-cases/export-pets.js';
 export { FORGET_BATCH, ForgetExpiredOutcomes } from './application/use-cases/forget-expired-outcomes.js';
+export {
+  FORGET_DELIVERIES_BATCH,
+  ForgetSettledDeliveries,
+  SETTLED_DELIVERY_RETENTION_MS,
+} from './application/use-cases/forget-settled-deliveries.js';
 export { GetApiKey } from './application/use-cases/get-api-key.js';
 export { GetInventoryItem } from './application/use-cases/get-inventory-item.js';
 export { GetPet } from './application/use-cases/get-pet.js';

@@ -7,11 +7,15 @@ import {
   DEFAULT_DELIVERY_OPTIONS,
   DeliverStockEvents,
 } from '../application/use-cases/deliver-stock-events.js';
+import { ForgetSettledDeliveries } from '../application/use-cases/forget-settled-deliveries.js';
 import type { StockEventType } from '../domain/stock-event.js';
 import type { Config } from './config.js';
 
 /** How many attempts one instance has under way at most: a slow endpoint holds one of them, not the rest. */
 export const DELIVERY_CONCURRENCY = 16;
+
+/** How often settled deliveries past their retention are looked for: every 10 minutes. */
+export const SETTLED_PURGE_EVERY_MS = 600_000;
 
 export interface EventDispatch {
   /** Stops leasing, and resolves once the attempts under way are recorded (each ends within its timeout). */
@@ -21,7 +25,8 @@ export interface EventDispatch {
 /**
  * Runs the dispatcher of this instance (see DeliverStockEvents): a round whenever an attempt ends or
  * there may be more to do, otherwise every PETSTORE_WEBHOOK_POLL_MS. A failed round (the store down) is
- * logged and tried again at the next tick; its leases lapse and any instance takes them over.
+ * logged and tried again at the next tick; its leases lapse and any instance takes them over. Every
+ * SETTLED_PURGE_EVERY_MS it also forgets the settled deliveries past their retention (7 days).
  */
 export function startEventDispatch(
   deps: {
@@ -95,10 +100,27 @@ export function startEventDispatch(
     }
   };
   later(0);
+  const forgetSettled = new ForgetSettledDeliveries(deps.webhooks, deps.clock);
+  let purging = false;
+  const purge = setInterval(() => {
+    if (purging) return;
+    purging = true;
+    forgetSettled
+      .execute()
+      .then((count) => {
+        if (count > 0) deps.logger.info({ count }, 'forgot settled webhook deliveries past their retention');
+      })
+      .catch((err: unknown) => deps.logger.error({ err }, 'forgetting settled webhook deliveries failed'))
+      .finally(() => {
+        purging = false;
+      });
+  }, SETTLED_PURGE_EVERY_MS);
+  purge.unref();
   return {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      clearInterval(purge);
       await Promise.allSettled([...underWay]);
     },
   };

@@ -145,6 +145,33 @@ export function describeWebhookStoreContract(adapter: string, make: MakeStorage)
       ]);
     });
 
+    it('forgets settled deliveries older than a time, with their attempts, and never a pending one', async () => {
+      const DAY = 86_400_000;
+      await store.webhooks.addEndpoint(anEndpoint('whk_a', { events: ['inventory.updated'], lowStockThreshold: null }));
+      await store.inventory.write(aCommand([setTo(1n, 1)], { atMs: NOW - 10 * DAY }));
+      await store.inventory.write(aCommand([setTo(2n, 2)], { atMs: NOW - 10 * DAY }));
+      await store.inventory.write(aCommand([setTo(1n, 3)], { atMs: NOW - 10 * DAY }));
+      await store.inventory.write(aCommand([setTo(2n, 4)], { atMs: NOW }));
+      expect(await store.webhooks.route(100)).toBe(4);
+      const old = await store.webhooks.lease(NOW, 100, LEASE);
+      expect(old.map((d) => JSON.parse(d.body).data.quantityAfter)).toEqual([1, 2]);
+      // Pet 1's first event delivered, pet 2's old one given up; pet 1's second stays pending, untried.
+      await store.webhooks.settle(old[0] as LeasedDelivery, delivered(NOW));
+      await store.webhooks.settle(old[1] as LeasedDelivery, failed(NOW, null));
+      const recent = await store.webhooks.lease(NOW, 100, LEASE);
+      expect(recent.map((d) => JSON.parse(d.body).data.quantityAfter)).toEqual([3, 4]);
+      await store.webhooks.settle(recent[1] as LeasedDelivery, delivered(NOW));
+
+      expect(await store.webhooks.forgetSettled(NOW - 7 * DAY, 1)).toBe(1);
+      expect(await store.webhooks.forgetSettled(NOW - 7 * DAY, 100)).toBe(1);
+      expect(await store.webhooks.forgetSettled(NOW - 7 * DAY, 100)).toBe(0);
+      // Left: the recent delivery's attempt, and the old pending one, which is still leased to its instance.
+      const attempts = await store.webhooks.attempts('whk_a', 10);
+      expect(attempts?.map((a) => a.deliveryId)).toEqual([recent[1]?.id]);
+      expect(await store.webhooks.stats()).toEqual({ depth: 1, oldestAtMs: NOW - 10 * DAY });
+      expect(await store.webhooks.lease(NOW + LEASE, 100, LEASE)).toMatchObject([{ id: recent[0]?.id }]);
+    });
+
     it('hands an expired lease to the next lease, and ignores the settlement of the lease it lost', async () => {
       await store.webhooks.addEndpoint(anEndpoint('whk_a', { events: ['inventory.updated'] }));
       await store.inventory.write(aCommand([setTo(1n, 1)]));

@@ -3,11 +3,17 @@ import { MemoryApiKeyStore } from '../../src/adapters/memory/memory-api-key-stor
 import { MemoryInventoryRepository } from '../../src/adapters/memory/memory-inventory-repository.js';
 import { MemoryPetCatalog } from '../../src/adapters/memory/memory-pet-catalog.js';
 import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
+import { MemoryWebhookStore } from '../../src/adapters/memory/memory-webhook-store.js';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { KeyGenerator, KeyHasher } from '../../src/application/ports/key-crypto.js';
 import { StockCommandRunner } from '../../src/application/stock-command-runner.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
 import { FORGET_BATCH, ForgetExpiredOutcomes } from '../../src/application/use-cases/forget-expired-outcomes.js';
+import {
+  FORGET_DELIVERIES_BATCH,
+  ForgetSettledDeliveries,
+  SETTLED_DELIVERY_RETENTION_MS,
+} from '../../src/application/use-cases/forget-settled-deliveries.js';
 import { GetInventoryItem } from '../../src/application/use-cases/get-inventory-item.js';
 import { GetPet } from '../../src/application/use-cases/get-pet.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
@@ -186,6 +192,40 @@ describe('use cases over the in-memory adapters', () => {
       clock.advance(30_000);
       expect(await new ForgetExpiredOutcomes(inventory, clock).execute()).toBe(FORGET_BATCH + 3);
       expect(store.claims.size).toBe(1);
+    });
+  });
+
+  describe('ForgetSettledDeliveries', () => {
+    it('forgets the settled deliveries past the retention, batch after batch, and keeps the newer ones', async () => {
+      const webhooks = new MemoryWebhookStore(store);
+      const pets = FORGET_DELIVERIES_BATCH + 3;
+      await new MemoryPetCatalog(store).addAll(Array.from({ length: pets }, (_, i) => aPet(i + 1)));
+      await webhooks.addEndpoint({
+        id: 'whk_a',
+        url: 'https://hooks.example/a',
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        events: ['inventory.updated'],
+        lowStockThreshold: null,
+        createdAtMs: clock.ms,
+      });
+      const settleAll = async () => {
+        await webhooks.route(10_000);
+        const leased = await webhooks.lease(clock.ms, 10_000, 15_000);
+        const settlement = { atMs: clock.ms, status: 204, error: null, delivered: true, nextAttemptMs: null };
+        for (const d of leased) await webhooks.settle(d, { ...settlement, disableEndpoint: false });
+        return leased.length;
+      };
+      for (let i = 1; i <= pets; i += 1) await update({ petId: petId(BigInt(i)), quantity: quantity(5) });
+      expect(await settleAll()).toBe(pets);
+      clock.advance(SETTLED_DELIVERY_RETENTION_MS);
+      await update({ petId: petId(1n), quantity: quantity(6) });
+      expect(await settleAll()).toBe(1);
+      const forget = new ForgetSettledDeliveries(webhooks, clock);
+      // Exactly the retention old: kept.
+      expect(await forget.execute()).toBe(0);
+      clock.advance(1);
+      expect(await forget.execute()).toBe(pets);
+      expect((await webhooks.attempts('whk_a', 10_000))?.length).toBe(1);
     });
   });
 

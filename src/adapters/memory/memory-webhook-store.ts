@@ -150,6 +150,24 @@ export class MemoryWebhookStore implements WebhookStore {
         };
   }
 
+  async forgetSettled(beforeMs: number, max: number): Promise<number> {
+    const forgotten = new Set<string>();
+    for (const d of this.deliveries) {
+      if (forgotten.size >= max) break;
+      if (d.state !== 'pending' && d.createdAtMs < beforeMs) forgotten.add(d.id);
+    }
+    if (forgotten.size === 0) return 0;
+    // In place: the lists are the store's own.
+    const keep = <T>(list: T[], gone: (item: T) => boolean): void => {
+      let kept = 0;
+      for (const item of list) if (!gone(item)) list[kept++] = item;
+      list.length = kept;
+    };
+    keep(this.deliveries, (d) => forgotten.has(d.id));
+    keep(this.attemptLog, (a) => forgotten.has(a.deliveryId));
+    return forgotten.size;
+  }
+
   async stats(): Promise<OutboxStats> {
     const unrouted = this.endpointsById.size === 0 ? [] : this.store.changes.slice(this.routed);
     const pending = this.deliveries.filter((d) => d.state === 'pending');

@@ -215,6 +215,10 @@ export const MIGRATIONS: readonly string[] = [
     END
   $$;
   `,
+  // 8: as SQLite's step 9: the settled deliveries, oldest first, for their purge.
+  `
+  CREATE INDEX webhook_deliveries_settled ON webhook_deliveries (created_at_ms) WHERE state <> 'pending';
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */

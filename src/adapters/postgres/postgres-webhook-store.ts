@@ -165,6 +165,15 @@ export class PostgresWebhookStore implements WebhookStore {
     });
   }
 
+  async forgetSettled(beforeMs: number, max: number): Promise<number> {
+    // The attempts go with their delivery (ON DELETE CASCADE).
+    return this.db.run(
+      `DELETE FROM webhook_deliveries WHERE seq IN (
+         SELECT seq FROM webhook_deliveries WHERE state <> 'pending' AND created_at_ms < $1 LIMIT $2)`,
+      [beforeMs, max],
+    );
+  }
+
   async stats(): Promise<OutboxStats> {
     const [row] = await this.db.rows<[bigint, bigint | null]>(
       `SELECT (SELECT count(*) FROM event_outbox) + (SELECT count(*) FROM webhook_deliveries WHERE state = 'pending'),

@@ -203,6 +203,11 @@ export const MIGRATIONS: readonly string[] = [
     WHEN EXISTS (SELECT 1 FROM webhook_endpoints)
     BEGIN INSERT INTO event_outbox (change_seq) VALUES (new.seq); END;
   `,
+  // 9: settled deliveries are forgotten after a while (with their attempts, by the cascade): this index
+  // finds the oldest of them without reading the pending ones or the newer ones.
+  `
+  CREATE INDEX webhook_deliveries_settled ON webhook_deliveries (created_at_ms) WHERE state <> 'pending';
+  `,
 ];
 
 /**

@@ -43,6 +43,7 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly depth: Statement<[], [bigint, bigint | null]>;
   private readonly anyQueued: Statement<[], bigint>;
   private readonly anyPending: Statement<[], bigint>;
+  private readonly forgetSettledNow: Statement<[number, number]>;
 
   constructor(db: Database) {
     this.insertEndpoint = db.prepare(
@@ -67,6 +68,11 @@ export class SqliteWebhookStore implements WebhookStore {
     this.anyPending = db
       .prepare<[], bigint>("SELECT 1 FROM webhook_deliveries WHERE state = 'pending' LIMIT 1")
       .pluck();
+    // The attempts go with their delivery (ON DELETE CASCADE; the store turns foreign keys on).
+    this.forgetSettledNow = db.prepare<[number, number]>(
+      `DELETE FROM webhook_deliveries WHERE seq IN (
+         SELECT seq FROM webhook_deliveries WHERE state <> 'pending' AND created_at_ms < ? LIMIT ?)`,
+    );
     this.routeNow = this.routing(db);
     this.leaseNow = this.leasing(db);
     this.settleNow = this.settling(db);
@@ -184,6 +190,10 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async settle(delivery: LeasedDelivery, settlement: Settlement): Promise<void> {
     this.settleNow.immediate(delivery, settlement);
+  }
+
+  async forgetSettled(beforeMs: number, max: number): Promise<number> {
+    return this.forgetSettledNow.run(beforeMs, max).changes;
   }
 
   async stats(): Promise<OutboxStats> {

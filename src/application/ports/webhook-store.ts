@@ -93,5 +93,10 @@ export interface WebhookStore {
   lease(nowMs: number, max: number, leaseMs: number): Promise<readonly LeasedDelivery[]>;
   /** Records an attempt; nothing when the lease was lost meanwhile (another instance took the delivery). */
   settle(delivery: LeasedDelivery, settlement: Settlement): Promise<void>;
+  /**
+   * Forgets at most `max` deliveries that are settled (delivered, or given up) and whose event is older
+   * than `beforeMs`, with their attempts; resolves to how many. Pending ones are never touched.
+   */
+  forgetSettled(beforeMs: number, max: number): Promise<number>;
   stats(): Promise<OutboxStats>;
 }
