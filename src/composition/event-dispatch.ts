@@ -10,6 +10,7 @@ import {
 import { ForgetSettledDeliveries } from '../application/use-cases/forget-settled-deliveries.js';
 import type { StockEventType } from '../domain/stock-event.js';
 import type { Config } from './config.js';
+import { every } from './outcome-purge.js';
 
 /** How many attempts one instance has under way at most: a slow endpoint holds one of them, not the rest. */
 export const DELIVERY_CONCURRENCY = 16;
@@ -101,26 +102,18 @@ export function startEventDispatch(
   };
   later(0);
   const forgetSettled = new ForgetSettledDeliveries(deps.webhooks, deps.clock);
-  let purging = false;
-  const purge = setInterval(() => {
-    if (purging) return;
-    purging = true;
-    forgetSettled
-      .execute()
-      .then((count) => {
-        if (count > 0) deps.logger.info({ count }, 'forgot settled webhook deliveries past their retention');
-      })
-      .catch((err: unknown) => deps.logger.error({ err }, 'forgetting settled webhook deliveries failed'))
-      .finally(() => {
-        purging = false;
-      });
-  }, SETTLED_PURGE_EVERY_MS);
-  purge.unref();
+  const stopPurge = every(
+    SETTLED_PURGE_EVERY_MS,
+    () => forgetSettled.execute(),
+    deps.logger,
+    'forgot settled webhook deliveries past their retention',
+    'forgetting settled webhook deliveries failed',
+  );
   return {
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      clearInterval(purge);
+      stopPurge();
       await Promise.allSettled([...underWay]);
     },
   };

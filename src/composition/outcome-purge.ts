@@ -12,9 +12,10 @@ export const RESERVATION_EXPIRY_EVERY_MS = 10_000;
 
 /**
  * Runs `task` every `everyMs`, off the request path, one run at a time (a slow store must not pile runs
- * up). A failure is logged and tried again at the next tick. Returns the function that stops the timer.
+ * up). A count above 0 is logged with `done`; a failure is logged with `failed` and tried again at the
+ * next tick. Returns the function that stops the timer.
  */
-function every(everyMs: number, task: () => Promise<number>, logger: Logger, done: string, failed: string) {
+export function every(everyMs: number, task: () => Promise<number>, logger: Logger, done: string, failed: string) {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
