@@ -1,4 +1,5 @@
 import { stockLevel } from '../../domain/inventory-item.js';
+import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import type { Quantity } from '../../domain/quantity.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
@@ -9,8 +10,19 @@ import type { StockWriteResult, WrittenEntry } from '../../domain/stock-outcome.
 
 // Every message is a flat array where it can be: structured clone writes out every property name of
 // every object it copies, so the same values in nested objects cost several times as much to send, and
-// a write crosses twice. It carries the bigint ids exactly. The orders go as the command holds them, so
-// that a new kind of order crosses without a change here.
+// a write crosses twice. It carries the bigint ids exactly. Each order crosses as its fields one after
+// another (an object per order cost a PATCH about 1 µs more of CPU, sent and received, than these).
+
+/** One order's fields: its kind, its pet, the kind's one value, the versions it is conditional on, why. */
+type OrderFields = [
+  kind: StockOrder['kind'],
+  petId: PetId,
+  value: number,
+  ifVersion: readonly number[] | undefined,
+  reason: string | undefined,
+];
+
+const ORDER_FIELDS = 5;
 
 type WriteRequest = readonly [
   kind: 'write',
@@ -18,7 +30,7 @@ type WriteRequest = readonly [
   actor: string,
   atMs: number,
   claim: IdempotencyClaim | undefined,
-  orders: readonly StockOrder[],
+  ...orders: OrderFields[number][],
 ];
 
 /** What the store's thread posts to the writer thread, in arrays of them. */
@@ -81,16 +93,40 @@ export interface WriterAnswers {
   readonly committed: readonly number[];
 }
 
-export const writeRequest = (id: number, command: StockCommand): WriteRequest => [
-  'write',
-  id,
-  command.actor,
-  command.atMs,
-  command.idempotency,
-  command.orders,
-];
+/** An order's one value besides its pet, versions and reason: what a new kind of order adds here. */
+function orderValue(order: StockOrder): number {
+  switch (order.kind) {
+    case 'set':
+      return order.quantity;
+    case 'adjust':
+      return order.delta;
+  }
+}
 
-export function commandOf([, , actor, atMs, claim, orders]: WriteRequest): StockCommand {
+/** The order of these fields; the writer thread's decision checks every value again. */
+function orderOf([kind, petId, value, ifVersion, reason]: OrderFields): StockOrder {
+  switch (kind) {
+    case 'set':
+      return { kind, petId, quantity: value as Quantity, ifVersion, reason };
+    case 'adjust':
+      return { kind, petId, delta: value, ifVersion, reason };
+  }
+}
+
+export function writeRequest(id: number, command: StockCommand): WriteRequest {
+  const request: WriteRequest[number][] = ['write', id, command.actor, command.atMs, command.idempotency];
+  for (const order of command.orders) {
+    request.push(order.kind, order.petId, orderValue(order), order.ifVersion, order.reason);
+  }
+  return request as unknown as WriteRequest;
+}
+
+export function commandOf(request: WriteRequest): StockCommand {
+  const [, , actor, atMs, claim] = request;
+  const orders: StockOrder[] = [];
+  for (let at = 5; at < request.length; at += ORDER_FIELDS) {
+    orders.push(orderOf(request.slice(at, at + ORDER_FIELDS) as OrderFields));
+  }
   return { orders, actor, atMs, idempotency: claim };
 }
 
