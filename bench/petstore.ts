@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
@@ -28,8 +29,13 @@ export function benchPet(i: number): NewPet {
   };
 }
 
-/** Compiles src/ to dist/, which the service runs from, as `npm start` does. */
+/**
+ * Compiles src/ to dist/, which the service runs from, as `npm start` does. dist/ goes first: the build
+ * is incremental and leaves alone an output whose source did not change, so an edited or stale file in
+ * dist/ would otherwise be measured in place of what src/ says.
+ */
 export function buildService(): void {
+  rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const build = spawnSync(npm, ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);

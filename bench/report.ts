@@ -136,7 +136,7 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
     '',
-    'The runner builds the service (`npm run --silent build`), starts its own redis-server on a free port with',
+    'The runner builds the service afresh (removes dist/, then `npm run --silent build`), starts its own redis-server on a free port with',
     'a temporary directory, runs every server as a child process on 127.0.0.1 (`node dist/main.js serve` for',
     'the service, `bench/baseline-server.ts` for the bare Koa baseline), puts every database and log in a',
     'temporary folder, and removes all of it at the end.',

@@ -143,7 +143,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   log(`${machine.cpus} CPUs, ${machine.cpuModel}; node ${machine.node}; ${machine.redis}`);
   log(`load average ${loadAverages(machine.loadBefore)}; commit ${machine.commit}`);
-  log('building the service (npm run --silent build)');
+  log('building the service afresh (dist/ removed, then npm run --silent build)');
   buildService();
 
   const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));

@@ -4,8 +4,8 @@
  * /proc/<pid>/task/<tid>/stat around each load round (Linux only). It runs the built service (SQLite,
  * in-process limiter, as the HTTP section of `npm run bench`) after a 3 s warm-up, 50 connections.
  *
- * Build first (`npm run build`). CPU figures move with other work on the machine: to compare two builds,
- * run them in alternation, several times each, and compare medians.
+ * It builds the service afresh first (see buildService). CPU figures move with other work on the machine:
+ * to compare two builds, run them in alternation, several times each, and compare medians.
  *
  * Usage: node --import tsx bench/threads.ts [patch|get] [rounds=3] [seconds=5]
  */
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
 import { runLoad } from './load.js';
-import { preparePetstore, startService } from './petstore.js';
+import { buildService, preparePetstore, startService } from './petstore.js';
 
 const kind = process.argv[2] === 'get' ? 'get' : 'patch';
 const rounds = Number(process.argv[3] ?? 3);
@@ -38,6 +38,7 @@ function ticksByThread(pid: number): Map<string, number> {
   return ticks;
 }
 
+buildService();
 const dir = mkdtempSync(join(tmpdir(), 'petstore-threads-'));
 try {
   const db = join(dir, 'bench.db');
