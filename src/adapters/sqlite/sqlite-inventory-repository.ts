@@ -15,6 +15,9 @@ import { type EntryRow, entryOfRow } from './entry-row.js';
 import { reservationOfRow } from './reservation-statements.js';
 import type { StoreRevision } from './store-revision.js';
 
+/** How many holds had lapsed by a time, and when the next held one lapses (null: none left to). */
+type LapseRow = readonly [lapsed: bigint, nextLapseMs: bigint | null];
+
 /** The most entries one chunk of a list holds. */
 const LIST_CHUNK = 1_000;
 
@@ -102,7 +105,9 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly firstJsonPage: Statement<[PageQuery], string | null>;
   private readonly nextJsonPage: Statement<[NextPageQuery], string | null>;
   private readonly readReservation: Statement<[string], Parameters<typeof reservationOfRow>[0]>;
-  private readonly lapsedCount: Statement<[number], bigint>;
+  private readonly lapsed: Statement<[{ readonly now: number }], LapseRow>;
+  /** The lapse read at the last stamp: it holds while the revision stays and no other hold lapses. */
+  private lastLapse: { readonly revision: string; readonly count: bigint; readonly untilMs: number } | undefined;
 
   /**
    * `pets` is the revision of the `pets` table, shared with every other writer of it on `db`; `writes`
@@ -138,9 +143,13 @@ export class SqliteInventoryRepository implements InventoryRepository {
         'SELECT id, pet_id, quantity, state, created_at_ms, expires_at_ms FROM reservations WHERE id = ?',
       )
       .raw();
-    this.lapsedCount = db
-      .prepare<[number], bigint>("SELECT count(*) FROM reservations WHERE state = 'held' AND expires_at_ms <= ?")
-      .pluck();
+    // One statement, so one snapshot: the holds lapsed by a time, and when the next one lapses.
+    this.lapsed = db
+      .prepare<[{ readonly now: number }], LapseRow>(
+        `SELECT (SELECT count(*) FROM reservations WHERE state = 'held' AND expires_at_ms <= @now),
+                (SELECT min(expires_at_ms) FROM reservations WHERE state = 'held' AND expires_at_ms > @now)`,
+      )
+      .raw();
   }
 
   /**
@@ -188,7 +197,18 @@ export class SqliteInventoryRepository implements InventoryRepository {
    * write. Given the writes, the holds that lapsed by a time only grow with it, so their count names them.
    */
   async stamp(): Promise<string> {
-    return `${this.pets.current()}.${this.lapsedCount.get(this.clock.nowMs())}`;
+    const revision = this.pets.current();
+    const nowMs = this.clock.nowMs();
+    let lapse = this.lastLapse;
+    // Every write of a hold writes its pet's row too, so moves the revision. Under one revision the
+    // holds are fixed, and the count lapsed by now changes only when the next of them lapses: until
+    // then (for ever, with none held) a stamp reads nothing but the revision.
+    if (lapse === undefined || lapse.revision !== revision || nowMs >= lapse.untilMs) {
+      const [count, nextMs] = this.lapsed.get({ now: nowMs }) as LapseRow;
+      lapse = { revision, count, untilMs: nextMs === null ? Number.POSITIVE_INFINITY : Number(nextMs) };
+      this.lastLapse = lapse;
+    }
+    return `${revision}.${lapse.count}`;
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
