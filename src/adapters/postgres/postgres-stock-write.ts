@@ -1,0 +1,179 @@
+import { inventoryItem } from '../../domain/inventory-item.js';
+import type { PetStatus } from '../../domain/pet-status.js';
+import { firstPetOf, type StockCommand } from '../../domain/stock-command.js';
+import { type ClaimFound, decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
+import type { InventoryEntry } from '../../domain/stock-write.js';
+import { decodeOutcome, encodeOutcome } from '../shared/stock-outcome-json.js';
+import { stripeOf } from './inventory-stamp.js';
+import type { PostgresDatabase, Queryable, SqlValue } from './postgres-database.js';
+import { LOCK_ROWS, READ, READ_CLAIMED, UNLOCK_CLAIM, WRITE, WRITE_CLAIMED } from './stock-write-statements.js';
+
+/**
+ * How many times a write reads, decides and applies in autocommit before it takes the rows' locks
+ * instead: each miss means another write to one of its pets committed meanwhile, so the service as a
+ * whole moves on, but one write on a hot pet could otherwise miss for as long as the load lasts.
+ */
+const OPTIMISTIC_ATTEMPTS = 2;
+
+type ReadRow = [
+  quantity: number | null,
+  status: string | null,
+  version: bigint | null,
+  changeId: bigint,
+  fingerprint?: string | null,
+  expiresAtMs?: bigint | null,
+  outcome?: string | null,
+  locked?: boolean | null,
+];
+
+/** What the read found: the entries, the change ids it took and, with a claim, the record stored for it. */
+interface Read {
+  readonly entries: (InventoryEntry | undefined)[];
+  readonly changeIds: bigint[];
+  readonly claim: ClaimFound | undefined;
+  /** The expiry of the record read for the claim, which the write may replace; null when none was. */
+  readonly storedExpiresAtMs: bigint | null;
+}
+
+/**
+ * Does one stock command: one plain read, the core's decision, one conditional statement that applies
+ * it; again from the read when something it read moved, and at last under the rows' locks. With a claim,
+ * the first read also takes the claim's advisory lock for the session, which the applying statement
+ * lets go of: all of a write's statements run on one connection, and a failure destroys it, lock and all.
+ */
+export function writeStock(db: PostgresDatabase, command: StockCommand): Promise<StockWriteResult> {
+  return db.session(async (session) => {
+    const ids = `{${command.orders.map((order) => order.petId).join(',')}}`;
+    const first = await readFor(session, command, ids, true);
+    // Whether this session took the claim's lock: a later read does not ask again.
+    const holdsClaim = first.claim !== undefined && !first.claim.heldElsewhere;
+    let read = first;
+    for (let attempt = 1; attempt <= OPTIMISTIC_ATTEMPTS; attempt += 1) {
+      if (attempt > 1) read = await readFor(session, command, ids, false);
+      const decision = decide(command, read);
+      if (await apply(session, command, decision, read, holdsClaim)) return decision.result;
+    }
+    return underRowLocks(session, command, ids, holdsClaim);
+  });
+}
+
+/**
+ * The last resort: the rows are locked in one transaction before they are read, so nothing moves them
+ * before the write, and no other write stores the claim while this session holds its lock. Two round
+ * trips: BEGIN, the locks and the read; then the write and COMMIT. A write that does not apply here is
+ * a bug, thrown (the session's connection is then destroyed, and the transaction with it).
+ */
+async function underRowLocks(
+  session: Queryable,
+  command: StockCommand,
+  ids: string,
+  holdsClaim: boolean,
+): Promise<StockWriteResult> {
+  // Sent together, answered together: should one fail, each is awaited, and none goes unheard.
+  const [, , read] = await Promise.all([
+    session.run('BEGIN'),
+    session.run(LOCK_ROWS, [ids]),
+    readFor(session, command, ids, false),
+  ]);
+  const decision = decide(command, read);
+  const [done] = await Promise.all([apply(session, command, decision, read, holdsClaim), session.run('COMMIT')]);
+  if (!done) throw new Error("a stock write did not apply under its rows' locks");
+  return decision.result;
+}
+
+function decide(command: StockCommand, read: Read): StockDecision {
+  return decideStockWrite({ command, entries: read.entries, claim: read.claim, changeIds: read.changeIds });
+}
+
+const entryOf = (command: StockCommand, index: number, row: ReadRow): InventoryEntry | undefined => {
+  const [quantity, status, version] = row;
+  const order = command.orders[index];
+  if (quantity === null || version === null || order === undefined) return undefined;
+  // The domain re-checks the row (the status is cast only for the type): a corrupt row throws.
+  return { item: inventoryItem(order.petId, quantity, status as PetStatus, 0), version: Number(version) };
+};
+
+const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Sends the read of the command's entries (and claim, taking its lock when `takeLock`) and answers what it found. */
+async function readFor(session: Queryable, command: StockCommand, ids: string, takeLock: boolean): Promise<Read> {
+  const claim = command.idempotency;
+  const rows =
+    claim === undefined
+      ? await session.rows<ReadRow>(READ, [ids])
+      : await session.rows<ReadRow>(READ_CLAIMED, [ids, claim.scope, claim.key, takeLock]);
+  const entries = rows.map((row, index) => entryOf(command, index, row));
+  const changeIds = rows.map((row) => row[3]).sort(ascending);
+  const [first] = rows;
+  if (claim === undefined || first === undefined) {
+    return { entries, changeIds, claim: undefined, storedExpiresAtMs: null };
+  }
+  const [, , , , fingerprint, expiresAtMs, outcome, locked] = first;
+  const stored =
+    fingerprint == null || expiresAtMs == null || outcome == null
+      ? undefined
+      : { fingerprint, expiresAtMs: Number(expiresAtMs), outcome: decodeOutcome(outcome, firstPetOf(command)) };
+  return {
+    entries,
+    changeIds,
+    claim: { stored, heldElsewhere: takeLock && locked !== true },
+    storedExpiresAtMs: expiresAtMs ?? null,
+  };
+}
+
+/** The write's parameters: one array an entry column, then the command's (see stock-write-statements.ts). */
+function writeValues(command: StockCommand, { written }: StockDecision, read: Read): SqlValue[] {
+  const changes = written.map((entry) => entry.change);
+  const readVersions = written.map((_, index) => {
+    const version = read.entries[index]?.version;
+    if (version === undefined) throw new Error('a written entry must be one the store read');
+    return version;
+  });
+  const [first] = changes;
+  return [
+    changes.map((change) => change.id),
+    changes.map((change) => change.after.petId),
+    readVersions,
+    written.map((entry) => entry.version),
+    changes.map((change) => change.after.quantity),
+    changes.map((change) => change.after.status),
+    changes.map((change) => change.before.quantity),
+    changes.map((change) => change.before.status),
+    changes.map((change) => change.kind),
+    changes.map((change) => change.reason),
+    command.actor,
+    command.atMs,
+    first === undefined ? 0 : stripeOf(first.after.petId),
+  ];
+}
+
+/**
+ * Applies a decision in one statement, and answers false when something read moved before it (nothing
+ * is written then). A decision that stores nothing sends nothing, but lets go of the claim's lock if
+ * this session holds it (a replay, a reused key).
+ */
+async function apply(
+  session: Queryable,
+  command: StockCommand,
+  decision: StockDecision,
+  read: Read,
+  holdsClaim: boolean,
+): Promise<boolean> {
+  const { written, claimed } = decision;
+  const claim = command.idempotency;
+  if (claimed === undefined && written.length === 0) {
+    if (holdsClaim && claim !== undefined) await session.rows(UNLOCK_CLAIM, [claim.scope, claim.key]);
+    return true;
+  }
+  const values = writeValues(command, decision, read);
+  if (claimed === undefined) {
+    const [[ok] = [false]] = await session.rows<[boolean]>(WRITE, values);
+    return ok;
+  }
+  const { fingerprint, expiresAtMs } = claimed.claim;
+  values.push(claimed.claim.scope, claimed.claim.key, fingerprint, encodeOutcome(claimed.outcome), expiresAtMs);
+  values.push(read.storedExpiresAtMs);
+  const [[done] = [false]] = await session.rows<[boolean]>(WRITE_CLAIMED, values);
+  return done;
+}

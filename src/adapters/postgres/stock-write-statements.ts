@@ -1,0 +1,131 @@
+import { prepared } from './postgres-database.js';
+
+/*
+ * The statements of a stock write over PostgreSQL, each run in a transaction of its own (autocommit):
+ * one plain read of what the command names, and one conditional statement that applies what the core
+ * decided only if nothing it read has moved since. Each is built from named parts, so that a column, a
+ * condition or a table written with the change is one local edit.
+ */
+
+/** The key of a claim's advisory lock, from its scope and key parameters. A space joins them: an Idempotency-Key is visible ASCII and a key id has none, so no two claims join alike. */
+const claimLockKey = (scope: string, key: string): string => `hashtextextended(${scope} || ' ' || ${key}, 0)`;
+
+/**
+ * The read. $1: the orders' pet ids (bigint[]); one row an order, in the orders' order, with the entry
+ * (nulls for an unknown pet) and a change id taken from the sequence. The ids are taken after the
+ * statement's snapshot, and a write applies only on the versions that snapshot read: a pet's changes
+ * are numbered in the order they commit.
+ */
+const READ_COLUMNS = "p.quantity, p.status, p.version, nextval(pg_get_serial_sequence('stock_changes', 'id'))";
+const ORDERED_PETS = 'unnest($1::bigint[]) WITH ORDINALITY AS o(id, n) LEFT JOIN pets p ON p.id = o.id';
+
+export const READ = prepared('stock_read', `SELECT ${READ_COLUMNS} FROM ${ORDERED_PETS} ORDER BY o.n`);
+
+/**
+ * The read of a command with a claim: also, on the first row, the record stored for the claim ($2
+ * scope, $3 key) and, when $4 is true, whether this session took the claim's advisory lock. The lock is
+ * a session's: held from this read until the write that stores the claim's outcome releases it, so a
+ * retry on any instance meanwhile is told "in use" instead of waiting.
+ */
+export const READ_CLAIMED = prepared(
+  'stock_read_claimed',
+  `SELECT ${READ_COLUMNS}, r.fingerprint, r.expires_at_ms, r.outcome,
+     CASE WHEN o.n = 1 AND $4::boolean THEN pg_try_advisory_lock(${claimLockKey('$2', '$3')}) END
+   FROM ${ORDERED_PETS} LEFT JOIN idempotency_records r ON o.n = 1 AND r.scope = $2 AND r.key = $3
+   ORDER BY o.n`,
+);
+
+/** Lets go of a claim's lock when the write that holds it stores nothing (a replay, a reused key). */
+export const UNLOCK_CLAIM = prepared('stock_unlock_claim', `SELECT pg_advisory_unlock(${claimLockKey('$1', '$2')})`);
+
+/**
+ * Locks the rows of the orders' pets in id order until the transaction ends: the last resort of a write
+ * whose rows kept moving, which then reads and writes inside that transaction.
+ */
+export const LOCK_ROWS = prepared(
+  'stock_lock_rows',
+  'SELECT id FROM pets WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE',
+);
+
+/**
+ * The parameters of the write, one array element per written entry: $1 change ids, $2 pet ids, $3 the
+ * versions read, $4 the next versions, $5 quantities, $6 statuses, $7 and $8 the quantities and statuses
+ * read, $9 kinds, $10 reasons; then $11 actor, $12 at_ms, $13 the stamp's stripe. With a claim: $14
+ * scope, $15 key, $16 fingerprint, $17 outcome, $18 expires_at_ms, $19 the expiry of the record read
+ * (null when none was).
+ */
+const INPUT = `input AS (
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::int[], $6::text[], $7::int[],
+                       $8::text[], $9::text[], $10::text[])
+    AS i(change_id, pet_id, read_version, version, quantity, status, before_quantity, before_status, kind, reason))`;
+
+/**
+ * Every row still at the version read, locked in id order (so two writes never wait on each other in a
+ * cycle). A row another write holds is waited for, then checked again as that write left it: under READ
+ * COMMITTED a locking read sees the newest row, not the statement's snapshot.
+ */
+const LOCKED = `locked AS (
+  SELECT p.id FROM pets p JOIN input i ON p.id = i.pet_id AND p.version = i.read_version
+  ORDER BY p.id FOR NO KEY UPDATE OF p)`;
+
+/** Whether every row matched: the write is all or nothing. */
+const READY = 'ready AS (SELECT count(*) = cardinality($2::bigint[]) AS ok FROM locked)';
+
+/**
+ * The claim's outcome, stored only when every row matched: a new record, or in place of the expired one
+ * read (the same expiry), never over a record another write stored meanwhile.
+ */
+const CLAIMED = `claimed AS (
+  INSERT INTO idempotency_records (scope, key, fingerprint, outcome, expires_at_ms)
+  SELECT $14::text, $15::text, $16::text, $17::text, $18::bigint FROM ready WHERE ok
+  ON CONFLICT (scope, key) DO UPDATE
+    SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, expires_at_ms = excluded.expires_at_ms
+    WHERE idempotency_records.expires_at_ms = $19::bigint
+  RETURNING 1)`;
+
+const updated = (gate: string): string => `updated AS (
+  UPDATE pets p SET quantity = i.quantity, status = i.status, version = i.version FROM input i
+  WHERE p.id = i.pet_id AND p.version = i.read_version AND ${gate}
+  RETURNING p.id)`;
+
+const RECORDED = `recorded AS (
+  INSERT INTO stock_changes
+    (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason)
+  SELECT i.change_id, i.pet_id, i.before_quantity, i.before_status, i.quantity, i.status, $11::text, $12::bigint, i.kind, i.reason
+  FROM input i JOIN updated u ON u.id = i.pet_id
+  RETURNING id)`;
+
+/** The stamp's counter (see inventory-stamp.ts): one row a write, so that two writes never lock two counters in opposite orders. */
+const COUNTED = `counted AS (
+  UPDATE inventory_stamps SET writes = writes + (SELECT count(*) FROM updated)
+  WHERE stripe = $13::smallint AND EXISTS (SELECT FROM updated))`;
+
+const withParts = (parts: readonly string[], last: string): string => `WITH ${parts.join(',\n')}\n${last}`;
+
+/** The write of a command without a claim; answers one row: whether it applied (false: a version moved). */
+export const WRITE = prepared(
+  'stock_write',
+  withParts([INPUT, LOCKED, READY, updated('(SELECT ok FROM ready)'), RECORDED, COUNTED], 'SELECT ok FROM ready'),
+);
+
+/**
+ * The write of a command with a claim, which also stores the claim's outcome (a refused command writes
+ * that alone) and, once applied, lets go of the claim's lock. Answers whether it applied: false when a
+ * version moved or another write stored the claim first.
+ */
+export const WRITE_CLAIMED = prepared(
+  'stock_write_claimed',
+  withParts(
+    [
+      INPUT,
+      LOCKED,
+      READY,
+      CLAIMED,
+      updated('(SELECT ok FROM ready) AND EXISTS (SELECT FROM claimed)'),
+      RECORDED,
+      COUNTED,
+    ],
+    `SELECT done, CASE WHEN done THEN pg_advisory_unlock(${claimLockKey('$14', '$15')}) END
+     FROM (SELECT ok AND EXISTS (SELECT FROM claimed) AS done FROM ready) applied`,
+  ),
+);
