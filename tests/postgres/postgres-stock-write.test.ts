@@ -3,8 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { PostgresUnavailableError } from '../../src/adapters/postgres/postgres-database.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import type { ReservationCommand } from '../../src/domain/reservation-outcome.js';
 import type { IdempotencyClaim, StockCommand } from '../../src/domain/stock-command.js';
+import { aCommand, adjustBy, setTo } from '../contracts/stock-commands.contract.js';
 import { eventually } from '../redis/redis-fixture.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { aPet } from '../support/mothers.js';
 import { hasPostgresServer, usePostgresServer } from './postgres-fixture.js';
 
@@ -142,6 +145,77 @@ describe.skipIf(!hasPostgresServer)('a stock write over PostgreSQL and its claim
         ]);
       }
     } finally {
+      await storage.close();
+    }
+  });
+});
+
+const MINUTE = 60_000;
+
+/** A reserve of `q` of pet 1 at AT, held for `ttlMs`, by another key. */
+const reserveOf = (q: number, ttlMs = 15 * MINUTE): ReservationCommand => ({
+  reservation: { kind: 'reserve', petId: petId(1n), quantity: quantity(q), ttlMs },
+  actor: 'key_b',
+  atMs: AT,
+});
+
+/** Whether a session of the database other than `client`'s waits for a lock. */
+async function someoneWaits(client: pg.Client): Promise<boolean> {
+  const { rows } = await client.query<{ waiting: number }>(
+    `SELECT count(*)::integer AS waiting FROM pg_stat_activity
+     WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+  );
+  return (rows[0]?.waiting ?? 0) > 0;
+}
+
+describe.skipIf(!hasPostgresServer)("a stock write over PostgreSQL and its pet's reservations", () => {
+  const postgres = usePostgresServer();
+
+  // The other session holds the table of changes, which the write's statement inserts into and neither
+  // its read nor a reserve touches: the reserve commits between the read and the statement.
+  it.each([
+    ['a set below what is then reserved', setTo(1n, 1), 'quantity_below_reserved'],
+    ['an adjustment taking more than is then available', adjustBy(1n, -4), 'insufficient_stock'],
+  ])('refuses %s when a reservation lands between its read and its write, writing nothing', async (_, order, code) => {
+    const storage = await postgres.storage({ clock: new ManualClock(AT) });
+    await storage.pets.addAll([aPet(1, { quantity: quantity(5) })]);
+    const other = await otherSession(storage.url);
+    try {
+      await other.query('BEGIN');
+      await other.query('LOCK TABLE stock_changes IN ACCESS EXCLUSIVE MODE');
+      const write = storage.inventory.write(aCommand([order], { atMs: AT }));
+      await eventually("the write's statement waits", () => someoneWaits(other));
+      expect(await storage.inventory.writeReservation(reserveOf(3))).toMatchObject({ ok: true });
+      await other.query('ROLLBACK');
+      expect(await write).toMatchObject({ ok: false, error: { code } });
+      expect(await storage.inventory.get(petId(1n))).toEqual({
+        item: { petId: 1n, quantity: 5, status: 'available', reserved: 3 },
+        version: 2,
+      });
+      expect(await storage.changes.history(petId(1n), { limit: 10 })).toEqual([]);
+    } finally {
+      await other.end();
+      await storage.close();
+    }
+  });
+
+  it('marks the holds that lapsed by its time expired in its own statement, and counts each in the version', async () => {
+    const storage = await postgres.storage();
+    await storage.pets.addAll([aPet(1, { quantity: quantity(5) })]);
+    const other = await otherSession(storage.url);
+    try {
+      const lapsing = await storage.inventory.writeReservation(reserveOf(2, MINUTE));
+      expect(await storage.inventory.writeReservation(reserveOf(1, 10 * MINUTE))).toMatchObject({ ok: true });
+      if (!lapsing.ok) throw new Error('the first reserve was refused');
+      const result = await storage.inventory.write(aCommand([setTo(1n, 1)], { atMs: AT + MINUTE }));
+      expect(result).toMatchObject({ ok: true, value: { entries: [{ reserved: 1, version: 5 }] } });
+      const { rows } = await other.query<{ state: string; held: number; version: string }>(
+        `SELECT r.state, p.held, p.version::text FROM reservations r JOIN pets p ON p.id = r.pet_id WHERE r.id = $1`,
+        [lapsing.value.reservation.id],
+      );
+      expect(rows).toEqual([{ state: 'expired', held: 1, version: '5' }]);
+    } finally {
+      await other.end();
       await storage.close();
     }
   });

@@ -1,10 +1,12 @@
 import { inventoryItem } from '../../domain/inventory-item.js';
+import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
+import { lapseOf, type Reservation } from '../../domain/reservation.js';
 import { firstPetOf, type StockCommand } from '../../domain/stock-command.js';
 import { type ClaimFound, decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { decodeOutcome, encodeOutcome } from '../shared/stock-outcome-json.js';
+import { encodeOutcome, storedClaimOf } from '../shared/stock-outcome-json.js';
 import { stripeOf } from './inventory-stamp.js';
 import type { PostgresDatabase, Queryable, SqlValue } from './postgres-database.js';
 import { LOCK_ROWS, READ, READ_CLAIMED, UNLOCK_CLAIM, WRITE, WRITE_CLAIMED } from './stock-write-statements.js';
@@ -16,20 +18,37 @@ import { LOCK_ROWS, READ, READ_CLAIMED, UNLOCK_CLAIM, WRITE, WRITE_CLAIMED } fro
  */
 const OPTIMISTIC_ATTEMPTS = 2;
 
+/** A reservation stored as held, as the read sends it: id, quantity, created and expiry times. */
+type HoldJson = [id: string, quantity: number, createdAtMs: number, expiresAtMs: number];
+
 type ReadRow = [
   quantity: number | null,
   status: string | null,
   version: bigint | null,
   changeId: bigint,
+  held: number | null,
+  holds: HoldJson[] | null,
   fingerprint?: string | null,
   expiresAtMs?: bigint | null,
   outcome?: string | null,
   locked?: boolean | null,
 ];
 
+/** A pet's row as read: the entry the core decides on, and what the write needs of the row itself. */
+interface ReadEntry {
+  /** As at the command's time: its lapsed holds no longer reserve, and each moved the version. */
+  readonly entry: InventoryEntry;
+  /** The version stored in the row, which the write is conditional on. */
+  readonly storedVersion: bigint;
+  /** The ids of the holds that lapsed by the command's time, which the write marks expired. */
+  readonly lapsed: readonly string[];
+}
+
 /** What the read found: the entries, the change ids it took and, with a claim, the record stored for it. */
 interface Read {
   readonly entries: (InventoryEntry | undefined)[];
+  /** What `entries` were read from, in the same order. */
+  readonly rows: (ReadEntry | undefined)[];
   readonly changeIds: bigint[];
   readonly claim: ClaimFound | undefined;
   /** The expiry of the record read for the claim, which the write may replace; null when none was. */
@@ -86,12 +105,34 @@ function decide(command: StockCommand, read: Read): StockDecision {
   return decideStockWrite({ command, entries: read.entries, claim: read.claim, changeIds: read.changeIds });
 }
 
-const entryOf = (command: StockCommand, index: number, row: ReadRow): InventoryEntry | undefined => {
-  const [quantity, status, version] = row;
+const holdOf =
+  (petId: PetId) =>
+  ([id, quantity, createdAtMs, expiresAtMs]: HoldJson): Reservation => ({
+    id,
+    petId,
+    quantity: quantity as Reservation['quantity'],
+    state: 'held',
+    createdAtMs,
+    expiresAtMs,
+  });
+
+/**
+ * The entry as the command's time sees it, as a conversational write saw it once it had marked the
+ * pet's lapsed holds: the core's `lapseOf` says which lapsed, what the pet still holds, and how far the
+ * marking moves the version.
+ */
+const readEntryOf = (command: StockCommand, index: number, row: ReadRow): ReadEntry | undefined => {
+  const [quantity, status, version, , held, holds] = row;
   const order = command.orders[index];
-  if (quantity === null || version === null || order === undefined) return undefined;
+  if (quantity === null || version === null || held === null || order === undefined) return undefined;
+  const lapse = lapseOf((holds ?? []).map(holdOf(order.petId)), command.atMs);
   // The domain re-checks the row (the status is cast only for the type): a corrupt row throws.
-  return { item: inventoryItem(order.petId, quantity, status as PetStatus, 0), version: Number(version) };
+  const item = inventoryItem(order.petId, quantity, status as PetStatus, held - lapse.quantity);
+  return {
+    entry: { item, version: Number(version) + lapse.expired.length },
+    storedVersion: version,
+    lapsed: lapse.expired.map((hold) => hold.id),
+  };
 };
 
 const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -103,19 +144,21 @@ async function readFor(session: Queryable, command: StockCommand, ids: string, t
     claim === undefined
       ? await session.rows<ReadRow>(READ, [ids])
       : await session.rows<ReadRow>(READ_CLAIMED, [ids, claim.scope, claim.key, takeLock]);
-  const entries = rows.map((row, index) => entryOf(command, index, row));
+  const read = rows.map((row, index) => readEntryOf(command, index, row));
+  const entries = read.map((row) => row?.entry);
   const changeIds = rows.map((row) => row[3]).sort(ascending);
   const [first] = rows;
   if (claim === undefined || first === undefined) {
-    return { entries, changeIds, claim: undefined, storedExpiresAtMs: null };
+    return { entries, rows: read, changeIds, claim: undefined, storedExpiresAtMs: null };
   }
-  const [, , , , fingerprint, expiresAtMs, outcome, locked] = first;
+  const [, , , , , , fingerprint, expiresAtMs, outcome, locked] = first;
   const stored =
     fingerprint == null || expiresAtMs == null || outcome == null
       ? undefined
-      : { fingerprint, expiresAtMs: Number(expiresAtMs), outcome: decodeOutcome(outcome, firstPetOf(command)) };
+      : storedClaimOf(fingerprint, Number(expiresAtMs), outcome, firstPetOf(command));
   return {
     entries,
+    rows: read,
     changeIds,
     claim: { stored, heldElsewhere: takeLock && locked !== true },
     storedExpiresAtMs: expiresAtMs ?? null,
@@ -125,16 +168,17 @@ async function readFor(session: Queryable, command: StockCommand, ids: string, t
 /** The write's parameters: one array an entry column, then the command's (see stock-write-statements.ts). */
 function writeValues(command: StockCommand, { written }: StockDecision, read: Read): SqlValue[] {
   const changes = written.map((entry) => entry.change);
-  const readVersions = written.map((_, index) => {
-    const version = read.entries[index]?.version;
-    if (version === undefined) throw new Error('a written entry must be one the store read');
-    return version;
+  // Only a command with no order refused writes, and then its entries are its orders, in their order.
+  const rows = written.map((_, index) => {
+    const row = read.rows[index];
+    if (row === undefined) throw new Error('a written entry must be one the store read');
+    return row;
   });
   const [first] = changes;
   return [
     changes.map((change) => change.id),
     changes.map((change) => change.after.petId),
-    readVersions,
+    rows.map((row) => row.storedVersion),
     written.map((entry) => entry.version),
     changes.map((change) => change.after.quantity),
     changes.map((change) => change.after.status),
@@ -142,6 +186,8 @@ function writeValues(command: StockCommand, { written }: StockDecision, read: Re
     changes.map((change) => change.before.status),
     changes.map((change) => change.kind),
     changes.map((change) => change.reason),
+    written.map((entry) => entry.reserved),
+    rows.flatMap((row) => row.lapsed),
     command.actor,
     command.atMs,
     first === undefined ? 0 : stripeOf(first.after.petId),

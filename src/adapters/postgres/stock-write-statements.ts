@@ -12,11 +12,18 @@ const claimLockKey = (scope: string, key: string): string => `hashtextextended($
 
 /**
  * The read. $1: the orders' pet ids (bigint[]); one row an order, in the orders' order, with the entry
- * (nulls for an unknown pet) and a change id taken from the sequence. The ids are taken after the
- * statement's snapshot, and a write applies only on the versions that snapshot read: a pet's changes
- * are numbered in the order they commit.
+ * (nulls for an unknown pet), a change id taken from the sequence, the pet's held count and, for a pet
+ * that holds anything (held > 0, a few pets), its reservations stored as held, as JSON arrays of id,
+ * quantity, created and expiry times: the core tells from them which lapsed at the write's time. The
+ * ids are taken after the statement's snapshot, and a write applies only on the versions that snapshot
+ * read: a pet's changes are numbered in the order they commit. The row and its holds are of one snapshot.
  */
-const READ_COLUMNS = "p.quantity, p.status, p.version, nextval(pg_get_serial_sequence('stock_changes', 'id'))";
+const HOLDS = `CASE WHEN p.held > 0 THEN (
+    SELECT json_agg(json_build_array(h.id, h.quantity, h.created_at_ms, h.expires_at_ms))
+    FROM reservations h WHERE h.pet_id = p.id AND h.state = 'held'
+  ) END`;
+const READ_COLUMNS = `p.quantity, p.status, p.version, nextval(pg_get_serial_sequence('stock_changes', 'id')), p.held,
+  ${HOLDS}`;
 const ORDERED_PETS = 'unnest($1::bigint[]) WITH ORDINALITY AS o(id, n) LEFT JOIN pets p ON p.id = o.id';
 
 export const READ = prepared('stock_read', `SELECT ${READ_COLUMNS} FROM ${ORDERED_PETS} ORDER BY o.n`);
@@ -49,20 +56,25 @@ export const LOCK_ROWS = prepared(
 
 /**
  * The parameters of the write, one array element per written entry: $1 change ids, $2 pet ids, $3 the
- * versions read, $4 the next versions, $5 quantities, $6 statuses, $7 and $8 the quantities and statuses
- * read, $9 kinds, $10 reasons; then $11 actor, $12 at_ms, $13 the stamp's stripe. With a claim: $14
- * scope, $15 key, $16 fingerprint, $17 outcome, $18 expires_at_ms, $19 the expiry of the record read
+ * versions read (as stored), $4 the next versions, $5 quantities, $6 statuses, $7 and $8 the quantities
+ * and statuses read, $9 kinds, $10 reasons, $11 what each pet holds after the write; then $12 the ids of
+ * the written pets' holds that lapsed, $13 actor, $14 at_ms, $15 the stamp's stripe. With a claim: $16
+ * scope, $17 key, $18 fingerprint, $19 outcome, $20 expires_at_ms, $21 the expiry of the record read
  * (null when none was).
  */
 const INPUT = `input AS (
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::int[], $6::text[], $7::int[],
-                       $8::text[], $9::text[], $10::text[])
-    AS i(change_id, pet_id, read_version, version, quantity, status, before_quantity, before_status, kind, reason))`;
+                       $8::text[], $9::text[], $10::text[], $11::int[])
+    AS i(change_id, pet_id, read_version, version, quantity, status, before_quantity, before_status, kind, reason,
+         held))`;
 
 /**
  * Every row still at the version read, locked in id order (so two writes never wait on each other in a
  * cycle). A row another write holds is waited for, then checked again as that write left it: under READ
- * COMMITTED a locking read sees the newest row, not the statement's snapshot.
+ * COMMITTED a locking read sees the newest row, not the statement's snapshot. The version covers the
+ * pet's holds too: every change of them (a reserve, commit or release, a lapsed hold marked) is made
+ * under the row's lock and moves the version, so a row still at the version read still holds what the
+ * read found, and none of its holds can change until this statement ends.
  */
 const LOCKED = `locked AS (
   SELECT p.id FROM pets p JOIN input i ON p.id = i.pet_id AND p.version = i.read_version
@@ -77,35 +89,47 @@ const READY = 'ready AS (SELECT count(*) = cardinality($2::bigint[]) AS ok FROM 
  */
 const CLAIMED = `claimed AS (
   INSERT INTO idempotency_records (scope, key, fingerprint, outcome, expires_at_ms)
-  SELECT $14::text, $15::text, $16::text, $17::text, $18::bigint FROM ready WHERE ok
+  SELECT $16::text, $17::text, $18::text, $19::text, $20::bigint FROM ready WHERE ok
   ON CONFLICT (scope, key) DO UPDATE
     SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, expires_at_ms = excluded.expires_at_ms
-    WHERE idempotency_records.expires_at_ms = $19::bigint
+    WHERE idempotency_records.expires_at_ms = $21::bigint
   RETURNING 1)`;
 
+/**
+ * The rows, each with what it holds once its lapsed holds are marked; the version the core gave counts
+ * the marking (see Lapse in src/domain/reservation.ts).
+ */
 const updated = (gate: string): string => `updated AS (
-  UPDATE pets p SET quantity = i.quantity, status = i.status, version = i.version FROM input i
+  UPDATE pets p SET quantity = i.quantity, status = i.status, version = i.version, held = i.held FROM input i
   WHERE p.id = i.pet_id AND p.version = i.read_version AND ${gate}
   RETURNING p.id)`;
+
+/** The written pets' lapsed holds, marked expired with the write (as a conversational write marked them first). */
+const LAPSED = `lapsed AS (
+  UPDATE reservations SET state = 'expired'
+  WHERE id = ANY($12::text[]) AND state = 'held' AND pet_id IN (SELECT id FROM updated))`;
 
 const RECORDED = `recorded AS (
   INSERT INTO stock_changes
     (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason)
-  SELECT i.change_id, i.pet_id, i.before_quantity, i.before_status, i.quantity, i.status, $11::text, $12::bigint, i.kind, i.reason
+  SELECT i.change_id, i.pet_id, i.before_quantity, i.before_status, i.quantity, i.status, $13::text, $14::bigint, i.kind, i.reason
   FROM input i JOIN updated u ON u.id = i.pet_id
   RETURNING id)`;
 
 /** The stamp's counter (see inventory-stamp.ts): one row a write, so that two writes never lock two counters in opposite orders. */
 const COUNTED = `counted AS (
   UPDATE inventory_stamps SET writes = writes + (SELECT count(*) FROM updated)
-  WHERE stripe = $13::smallint AND EXISTS (SELECT FROM updated))`;
+  WHERE stripe = $15::smallint AND EXISTS (SELECT FROM updated))`;
 
 const withParts = (parts: readonly string[], last: string): string => `WITH ${parts.join(',\n')}\n${last}`;
 
 /** The write of a command without a claim; answers one row: whether it applied (false: a version moved). */
 export const WRITE = prepared(
   'stock_write',
-  withParts([INPUT, LOCKED, READY, updated('(SELECT ok FROM ready)'), RECORDED, COUNTED], 'SELECT ok FROM ready'),
+  withParts(
+    [INPUT, LOCKED, READY, updated('(SELECT ok FROM ready)'), LAPSED, RECORDED, COUNTED],
+    'SELECT ok FROM ready',
+  ),
 );
 
 /**
@@ -122,10 +146,11 @@ export const WRITE_CLAIMED = prepared(
       READY,
       CLAIMED,
       updated('(SELECT ok FROM ready) AND EXISTS (SELECT FROM claimed)'),
+      LAPSED,
       RECORDED,
       COUNTED,
     ],
-    `SELECT done, CASE WHEN done THEN pg_advisory_unlock(${claimLockKey('$14', '$15')}) END
+    `SELECT done, CASE WHEN done THEN pg_advisory_unlock(${claimLockKey('$16', '$17')}) END
      FROM (SELECT ok AND EXISTS (SELECT FROM claimed) AS done FROM ready) applied`,
   ),
 );
