@@ -10,21 +10,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startPostgresServer } from '../tests/support/postgres-server.js';
-import {
-  both,
-  cpuRatios,
-  fetchList,
-  LIST_PETS,
-  LIST_REQUESTS,
-  medianRatio,
-  patchRequests,
-  roundRatio,
-  runPairs,
-} from './http.js';
+import { fetchList, LIST_PETS, LIST_REQUESTS, patchRequests, runPairs } from './http.js';
 import { buildService, preparePetstore, startBaseline, startService } from './petstore.js';
-import { preparePostgres, type StoreScenario } from './postgres.js';
+import { preparePostgres, type StoreScenario, scenarioCells } from './postgres.js';
 import { type ServerProcess, stopAll } from './server-process.js';
-import { count, median, ms, ratio, runs, table } from './stats.js';
+import { table } from './stats.js';
 
 const [earlierArg, secondsArg, roundsArg] = process.argv.slice(2);
 if (earlierArg === undefined)
@@ -67,21 +57,7 @@ try {
     { build: 'this', scenario: make('PATCH /v1/inventory/{petId}'), service: now, requests: patches },
   ];
   await runPairs(pairs, baseline, key, settings, log);
-  const rows = pairs.map(({ build, scenario: s }) => [
-    s.request,
-    build,
-    both(s, (r) => r.rps, count),
-    `**${ratio(medianRatio(s))}**`,
-    runs(s.rounds.map(roundRatio), ratio),
-    both(s, (r) => r.p50Ms, ms),
-    both(s, (r) => r.p99Ms, ms),
-    both(
-      s,
-      (r) => r.cpuUsPerRequest,
-      (n) => n.toFixed(0),
-    ),
-    ratio(median(cpuRatios(s))),
-  ]);
+  const rows = pairs.map(({ build, scenario: s }) => [s.request, build, ...scenarioCells(s)]);
   const heading = ['request', 'build', 'req/s (service / baseline)', 'ratio', 'ratio in each round'];
   log(`\n${table([...heading, 'p50 ms', 'p99 ms', 'server CPU µs a request', 'CPU ratio'], rows)}`);
 } finally {

@@ -191,26 +191,30 @@ async function measureList(
   }
 }
 
+/**
+ * A scenario's figures as table cells: req/s, the median ratio, the ratio in each round, p50, p99,
+ * server CPU a request (service / baseline) and the CPU ratio.
+ */
+export function scenarioCells(s: StoreScenario): string[] {
+  const cpu = cpuRatios(s);
+  return [
+    both(s, (r) => r.rps, count),
+    `**${ratio(medianRatio(s))}**`,
+    runs(s.rounds.map(roundRatio), ratio),
+    both(s, (r) => r.p50Ms, ms),
+    both(s, (r) => r.p99Ms, ms),
+    both(
+      s,
+      (r) => r.cpuUsPerRequest,
+      (n) => n.toFixed(0),
+    ),
+    cpu.length === 0 ? 'n/a' : ratio(median(cpu)),
+  ];
+}
+
 /** The suite's section of bench/README.md, placed at its end. */
 export function postgresSection(result: PostgresResult, settings: PostgresSettings, runCommit?: string): string {
-  const rows = result.scenarios.map((s) => {
-    const cpu = cpuRatios(s);
-    return [
-      s.request,
-      s.store,
-      both(s, (r) => r.rps, count),
-      `**${ratio(medianRatio(s))}**`,
-      runs(s.rounds.map(roundRatio), ratio),
-      both(s, (r) => r.p50Ms, ms),
-      both(s, (r) => r.p99Ms, ms),
-      both(
-        s,
-        (r) => r.cpuUsPerRequest,
-        (n) => n.toFixed(0),
-      ),
-      cpu.length === 0 ? 'n/a' : ratio(median(cpu)),
-    ];
-  });
+  const rows = result.scenarios.map((s) => [s.request, s.store, ...scenarioCells(s)]);
   return [
     '## Storage: PostgreSQL beside SQLite',
     '',
