@@ -9,7 +9,16 @@ import type { InventoryEntry } from '../../domain/stock-write.js';
 import { encodeOutcome, storedClaimOf } from '../shared/stock-outcome-json.js';
 import { stripeOf } from './inventory-stamp.js';
 import type { PostgresDatabase, Queryable, SqlValue } from './postgres-database.js';
-import { LOCK_ROWS, READ, READ_CLAIMED, UNLOCK_CLAIM, WRITE, WRITE_CLAIMED } from './stock-write-statements.js';
+import {
+  LOCK_ROWS,
+  READ,
+  READ_CLAIMED,
+  READ_ONE,
+  READ_ONE_CLAIMED,
+  UNLOCK_CLAIM,
+  WRITE,
+  WRITE_CLAIMED,
+} from './stock-write-statements.js';
 
 /**
  * How many times a write reads, decides and applies in autocommit before it takes the rows' locks
@@ -140,10 +149,13 @@ const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0)
 /** Sends the read of the command's entries (and claim, taking its lock when `takeLock`) and answers what it found. */
 async function readFor(session: Queryable, command: StockCommand, ids: string, takeLock: boolean): Promise<Read> {
   const claim = command.idempotency;
+  const [only, ...more] = command.orders;
+  const one = only !== undefined && more.length === 0;
+  const pets = one ? only.petId : ids;
   const rows =
     claim === undefined
-      ? await session.rows<ReadRow>(READ, [ids])
-      : await session.rows<ReadRow>(READ_CLAIMED, [ids, claim.scope, claim.key, takeLock]);
+      ? await session.rows<ReadRow>(one ? READ_ONE : READ, [pets])
+      : await session.rows<ReadRow>(one ? READ_ONE_CLAIMED : READ_CLAIMED, [pets, claim.scope, claim.key, takeLock]);
   const read = rows.map((row, index) => readEntryOf(command, index, row));
   const entries = read.map((row) => row?.entry);
   const changeIds = rows.map((row) => row[3]).sort(ascending);
