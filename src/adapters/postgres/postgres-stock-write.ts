@@ -18,6 +18,8 @@ import {
   UNLOCK_CLAIM,
   WRITE,
   WRITE_CLAIMED,
+  WRITE_ONE,
+  WRITE_ONE_CLAIMED,
 } from './stock-write-statements.js';
 
 /**
@@ -177,7 +179,7 @@ async function readFor(session: Queryable, command: StockCommand, ids: string, t
   };
 }
 
-/** The write's parameters: one array an entry column, then the command's (see stock-write-statements.ts). */
+/** The write's parameters: the entries' columns, then the command's (see stock-write-statements.ts). */
 function writeValues(command: StockCommand, { written }: StockDecision, read: Read): SqlValue[] {
   const changes = written.map((entry) => entry.change);
   // Only a command with no order refused writes, and then its entries are its orders, in their order.
@@ -187,7 +189,7 @@ function writeValues(command: StockCommand, { written }: StockDecision, read: Re
     return row;
   });
   const [first] = changes;
-  return [
+  const columns: SqlValue[][] = [
     changes.map((change) => change.id),
     changes.map((change) => change.after.petId),
     rows.map((row) => row.storedVersion),
@@ -199,6 +201,10 @@ function writeValues(command: StockCommand, { written }: StockDecision, read: Re
     changes.map((change) => change.kind),
     changes.map((change) => change.reason),
     written.map((entry) => entry.reserved),
+  ];
+  return [
+    // One entry's columns travel as single values (see WRITE_ONE), a batch's as arrays.
+    ...(written.length === 1 ? columns.map(([value]) => value ?? null) : columns),
     rows.flatMap((row) => row.lapsed),
     command.actor,
     command.atMs,
@@ -225,13 +231,14 @@ async function apply(
     return true;
   }
   const values = writeValues(command, decision, read);
+  const one = written.length === 1;
   if (claimed === undefined) {
-    const [[ok] = [false]] = await session.rows<[boolean]>(WRITE, values);
+    const [[ok] = [false]] = await session.rows<[boolean]>(one ? WRITE_ONE : WRITE, values);
     return ok;
   }
   const { fingerprint, expiresAtMs } = claimed.claim;
   values.push(claimed.claim.scope, claimed.claim.key, fingerprint, encodeOutcome(claimed.outcome), expiresAtMs);
   values.push(read.storedExpiresAtMs);
-  const [[done] = [false]] = await session.rows<[boolean]>(WRITE_CLAIMED, values);
+  const [[done] = [false]] = await session.rows<[boolean]>(one ? WRITE_ONE_CLAIMED : WRITE_CLAIMED, values);
   return done;
 }
