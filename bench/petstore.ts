@@ -79,6 +79,8 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 
 export interface ServiceOptions {
   readonly db: string;
+  /** Set: run the service built in this folder (an earlier commit's, for an A/B) instead of dist/. */
+  readonly dist?: string;
   /** Set: the Redis limiter; unset: the in-process one. */
   readonly redisUrl?: string;
   /** Set (`host:port,...`): the Redis limiter on a Redis Cluster, instead of `redisUrl`. */
@@ -113,7 +115,13 @@ const probeEnv = ({ probeFile }: Watch): NodeJS.ProcessEnv =>
 export function startService(name: string, options: ServiceOptions, logFile: string): Promise<ServerProcess> {
   return startServer(
     name,
-    [...watching(options), '--import', TRACING, MAIN, 'serve'],
+    [
+      ...watching(options),
+      ...(options.dist === undefined
+        ? ['--import', TRACING, MAIN]
+        : ['--import', join(options.dist, 'tracing.js'), join(options.dist, 'main.js')]),
+      'serve',
+    ],
     {
       ...cleanEnv(),
       ...probeEnv(options),

@@ -60,7 +60,7 @@ export interface PostgresListRow {
  * Fills a new PostgreSQL database like the SQLite one of `preparePetstore`: the same pets, and the same
  * key (its hash), so that one load, with one key, runs against either service.
  */
-async function preparePostgres(url: string, key: string, pets: number): Promise<void> {
+export async function preparePostgres(url: string, key: string, pets: number): Promise<void> {
   const storage = await openPostgresStorage({ url });
   try {
     for (let from = 0; from < pets; from += ADD_CHUNK) {
@@ -191,26 +191,30 @@ async function measureList(
   }
 }
 
+/**
+ * A scenario's figures as table cells: req/s, the median ratio, the ratio in each round, p50, p99,
+ * server CPU a request (service / baseline) and the CPU ratio.
+ */
+export function scenarioCells(s: StoreScenario): string[] {
+  const cpu = cpuRatios(s);
+  return [
+    both(s, (r) => r.rps, count),
+    `**${ratio(medianRatio(s))}**`,
+    runs(s.rounds.map(roundRatio), ratio),
+    both(s, (r) => r.p50Ms, ms),
+    both(s, (r) => r.p99Ms, ms),
+    both(
+      s,
+      (r) => r.cpuUsPerRequest,
+      (n) => n.toFixed(0),
+    ),
+    cpu.length === 0 ? 'n/a' : ratio(median(cpu)),
+  ];
+}
+
 /** The suite's section of bench/README.md, placed at its end. */
 export function postgresSection(result: PostgresResult, settings: PostgresSettings, runCommit?: string): string {
-  const rows = result.scenarios.map((s) => {
-    const cpu = cpuRatios(s);
-    return [
-      s.request,
-      s.store,
-      both(s, (r) => r.rps, count),
-      `**${ratio(medianRatio(s))}**`,
-      runs(s.rounds.map(roundRatio), ratio),
-      both(s, (r) => r.p50Ms, ms),
-      both(s, (r) => r.p99Ms, ms),
-      both(
-        s,
-        (r) => r.cpuUsPerRequest,
-        (n) => n.toFixed(0),
-      ),
-      cpu.length === 0 ? 'n/a' : ratio(median(cpu)),
-    ];
-  });
+  const rows = result.scenarios.map((s) => [s.request, s.store, ...scenarioCells(s)]);
   return [
     '## Storage: PostgreSQL beside SQLite',
     '',
@@ -227,9 +231,10 @@ export function postgresSection(result: PostgresResult, settings: PostgresSettin
     `- ${result.postgres}, started by the runner on a free port`,
     '  with its data in a temporary folder, on the same two CPUs as the load generator and the servers.',
     `- ${LIST_PETS} pets, the same in both stores, and one enterprise key, found through the key cache`,
-    "  (PETSTORE_KEY_CACHE_MS, 500 ms) in both. A GET reads the store's stamp (over PostgreSQL one query) and",
-    '  the list itself only when the stamp moved; a PATCH over PostgreSQL is one transaction: the row lock,',
-    '  one statement for the row, the history and the stamp counter, then the commit (one fsync).',
+    "  (PETSTORE_KEY_CACHE_MS, 500 ms) in both. A GET reads the store's stamp (over PostgreSQL one query,",
+    '  shared by the GETs that arrive while one is under way) and the list itself only when the stamp moved;',
+    '  a PATCH over PostgreSQL is two statements, each its own transaction: a plain read of the row, then one',
+    '  conditional statement for the row, the history and the stamp counter (one commit, one fsync).',
     '',
     table(
       [

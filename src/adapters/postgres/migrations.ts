@@ -10,9 +10,10 @@ import type { PostgresDatabase } from './postgres-database.js';
  *   status and its inventory status can never disagree.
  * - Tags and photo URLs are JSON text, read and written whole with the pet; tag and category ids are
  *   decimal strings, so that no JSON reader rounds them.
- * - `stock_changes.id` comes from an identity: it grows with every change, and a write takes its id
- *   after it has the pet's row lock, so the id orders a pet's changes. The writer takes the id itself
- *   (BY DEFAULT), so the outcome it stores can name the change in the same round trip as the insert.
+ * - `stock_changes.id` comes from an identity: it grows with every change, and a write takes its id in
+ *   the read its write is conditional on, after that read's snapshot: a pet's next change read the one
+ *   before it committed, so took a greater id, and the id orders a pet's changes. The writer takes the
+ *   id itself (BY DEFAULT), so the outcome it stores can name the change in the same statement as the insert.
  * - An idempotency record holds the outcome of a keyed write, stored in the write's transaction.
  * - `inventory_stamps` counts the committed writes to `pets`, spread over 64 rows so that writes of
  *   different pets seldom wait for one another's counter: the sum of the counters only grows, and grows

@@ -70,8 +70,11 @@ const types = {
     oid === pg.types.builtins.INT8 ? BigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-/** A value a statement takes; bigints are sent as their exact decimal text. */
-export type SqlValue = string | number | bigint | boolean | null;
+/**
+ * A value a statement takes; bigints are sent as their exact decimal text, and arrays as PostgreSQL
+ * array literals, each element escaped by node-postgres.
+ */
+export type SqlValue = string | number | bigint | boolean | null | readonly SqlValue[];
 
 /**
  * A statement of the request path, which each connection parses and plans once, under `name`, instead
@@ -130,6 +133,16 @@ const queryableOf = (target: pg.Pool | pg.PoolClient): Queryable => ({
   },
 });
 
+/** A connection checked out of the pool, with what happened to it meanwhile. */
+interface CheckedOut {
+  readonly client: pg.PoolClient;
+  readonly statements: Queryable;
+  /** The error the connection reported while checked out, if it did. */
+  lost(): Error | undefined;
+  /** Gives the connection back, or destroys it when given an error (or when it was lost). */
+  release(error?: Error): void;
+}
+
 /** Carries a refusal out of a transaction, which rolls back only when its work throws. */
 class Refusal<E> extends Error {
   constructor(readonly reason: E) {
@@ -187,6 +200,16 @@ export class PostgresDatabase implements Queryable {
   }
 
   /**
+   * Runs `work` on one connection, each statement in a transaction of its own unless `work` sends BEGIN:
+   * a few statements that must share a session (an advisory lock taken by one and released by another).
+   * A connection whose work throws is destroyed rather than given back, and whatever its session held
+   * (a lock, a transaction left open) ends with it.
+   */
+  async session<T>(work: (session: Queryable) => Promise<T>): Promise<T> {
+    return this.track(this.inSession(work));
+  }
+
+  /**
    * Runs `work` in one transaction that is rolled back when `work` resolves to a refusal (an expected
    * failure such as a duplicate id) and committed when it resolves to `undefined`.
    */
@@ -225,7 +248,8 @@ export class PostgresDatabase implements Queryable {
     await this.pool.end();
   }
 
-  private async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  /** A connection of the pool, to be given back (or destroyed, with an error) by `release`. */
+  private async checkout(): Promise<CheckedOut> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -233,17 +257,37 @@ export class PostgresDatabase implements Queryable {
       throw classified(error);
     }
     // A connection lost while checked out is reported here too; without a listener the event would
-    // crash the process. The statement under way fails on its own, and the client is destroyed below.
+    // crash the process. The statement under way fails on its own, and the client is destroyed on release.
     let lost: Error | undefined;
     const onError = (error: Error): void => {
       lost = error;
     };
     client.on('error', onError);
-    const release = (error?: Error): void => {
-      client.off('error', onError);
-      client.release(error ?? lost);
+    return {
+      client,
+      statements: queryableOf(client),
+      lost: () => lost,
+      release: (error?: Error): void => {
+        client.off('error', onError);
+        client.release(error ?? lost);
+      },
     };
-    const statements = queryableOf(client);
+  }
+
+  private async inSession<T>(work: (session: Queryable) => Promise<T>): Promise<T> {
+    const { statements, release } = await this.checkout();
+    try {
+      const result = await work(statements);
+      release();
+      return result;
+    } catch (error) {
+      release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+  }
+
+  private async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const { client, statements, lost, release } = await this.checkout();
     let committed: Promise<number> | undefined;
     const tx: Transaction = {
       ...statements,
@@ -264,7 +308,7 @@ export class PostgresDatabase implements Queryable {
       return result;
     } catch (error) {
       try {
-        if (lost === undefined) await client.query('ROLLBACK');
+        if (lost() === undefined) await client.query('ROLLBACK');
         release();
       } catch (rollbackError) {
         release(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
