@@ -15,7 +15,10 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
   const postgres = usePostgresServer();
   const makePostgres: MakeStorage = async () => {
     const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
-    const storage = await postgres.storage({ clock });
+    // The suites check what the store does, not how soon a loaded machine answers: 100 writes of one
+    // pet at once queue for a pool of 10, and with the other test files running beside them that wait
+    // once passed the default 2 s (a 503, not a lost write).
+    const storage = await postgres.storage({ clock, connectTimeoutMs: 10_000 });
     return {
       clock,
       inventory: storage.inventory,
