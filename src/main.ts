@@ -52,15 +52,16 @@ async function serve(config: Config): Promise<void> {
   });
   const core = resolve(container, TOKENS.core);
 
+  // Printed before listening, so that a port already taken cannot lose the key; the example follows
+  // once the address is known (PORT=0 picks a free port).
+  let seededKey: string | undefined;
   if (config.env === 'development' && (await resolve(container, TOKENS.storageIsEmpty)())) {
-    const key = await seedDevelopment(core);
+    seededKey = await seedDevelopment(core);
     process.stdout.write(
       [
         '',
         'Seeded an empty development database with demo pets and orders.',
-        `Development API key (free plan; shown once, only its hash is stored): ${key}`,
-        `  curl -H "Authorization: Bearer ${key}" http://${config.host}:${config.port}/v1/inventory`,
-        '',
+        `Development API key (free plan; shown once, only its hash is stored): ${seededKey}`,
         '',
       ].join('\n'),
     );
@@ -79,6 +80,9 @@ async function serve(config: Config): Promise<void> {
     },
   });
   readiness.ready = true;
+  if (seededKey !== undefined) {
+    process.stdout.write(`  curl -H "Authorization: Bearer ${seededKey}" ${running.url}/v1/inventory\n\n`);
+  }
   const stopPurge = startOutcomePurge(core, logger);
   const webhooks = resolve(container, TOKENS.webhooks);
   const clock = resolve(container, TOKENS.clock);

@@ -35,6 +35,8 @@ describe('npm start in development', () => {
     const first = await start();
     const key = KEY.exec(first.stdout())?.[1];
     expect(key).toBeDefined();
+    // The example names the address the server listens on, whatever port it was given (here a free one).
+    expect(first.stdout()).toContain(`  curl -H "Authorization: Bearer ${key}" ${first.url}/v1/inventory\n`);
     const listed = await clientOf(first, key as string).get('/inventory');
     expect(listed.status).toBe(200);
     expect(listed.ok && listed.data).toContainEqual({
