@@ -1,5 +1,5 @@
 import type { PetId } from '../../domain/pet-id.js';
-import { prepared, type Queryable } from './postgres-database.js';
+import type { Queryable } from './postgres-database.js';
 
 /** How many counters the writes are spread over (the rows of `inventory_stamps`). */
 const STRIPES = 64n;
@@ -14,13 +14,3 @@ export const stripeOf = (petId: PetId): number => Number(((petId % STRIPES) + ST
 export async function countWrite(tx: Queryable, petId: PetId): Promise<void> {
   await tx.run('UPDATE inventory_stamps SET writes = writes + 1 WHERE stripe = $1', [stripeOf(petId)]);
 }
-
-/**
- * The stamp of the inventory: this database's epoch and the sum of the write counters. The sum only
- * grows, and grows with every committed write, whichever instance made it; a refused or rolled-back
- * write leaves it. Read in one statement, so the counters are of one snapshot.
- */
-export const STAMP = prepared(
-  'inventory_stamp',
-  "SELECT (SELECT epoch::text FROM inventory_epoch) || ':' || (SELECT sum(writes)::text FROM inventory_stamps)",
-);
