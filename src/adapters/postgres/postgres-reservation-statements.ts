@@ -118,14 +118,14 @@ export const STAMP_AT = prepared(
 );
 
 /** The pets of entries read locked (whose `reserved` is then their held count) that hold anything. */
-export const holdingOf = (entries: readonly (InventoryEntry | undefined)[]): bigint[] =>
+const holdingOf = (entries: readonly (InventoryEntry | undefined)[]): bigint[] =>
   entries.flatMap((entry) => (entry !== undefined && entry.item.reserved > 0 ? [entry.item.petId] : []));
 
 /**
  * Marks the lapsed holds of `holding` (pets whose rows this transaction has locked) expired at `atMs`,
  * each pet's held count and version moved as `Lapse` says. Resolves to how many it marked.
  */
-export async function markLapsed(tx: Queryable, holding: readonly bigint[], atMs: number): Promise<number> {
+async function markLapsed(tx: Queryable, holding: readonly bigint[], atMs: number): Promise<number> {
   if (holding.length === 0) return 0;
   const rows = await tx.rows<ReservationRow>(HOLDS, [`{${holding.join(',')}}`]);
   const sent: Promise<unknown>[] = [];
