@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import type { Logger } from 'pino';
+import type { AccessLogger } from '../adapters/http/access-log.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
@@ -29,7 +29,7 @@ export const httpModule = (
   config: Config,
   readiness: Readiness,
   metrics?: HttpMetrics,
-  accessLogger?: Logger,
+  accessLogger?: AccessLogger,
   tracing?: RequestTracing,
 ) =>
   new ContainerModule((options) => {

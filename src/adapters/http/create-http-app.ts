@@ -3,7 +3,7 @@ import Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
-import { accessLog } from './access-log.js';
+import { type AccessLogger, accessLog } from './access-log.js';
 import { apiGuard, type KeyUseSink } from './api-guard.js';
 import { addDocsRoutes } from './docs-routes.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -81,7 +81,7 @@ export interface HttpAppDeps extends HttpUseCases {
    * The one line of each request, when it should go through a logger of its own (the server's has no
    * redaction, as the line holds fixed fields and never a header). `logger` when absent.
    */
-  readonly accessLogger?: Logger;
+  readonly accessLogger?: AccessLogger;
   /** The store's own JSON of long lists, when it writes it (see InventoryJsonSource); else from the items. */
   readonly inventoryJson?: InventoryJsonSource | undefined;
   /** False while the service starts or drains: /readyz answers 503 then. */
