@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { jsonBody } from './request-body.js';
 
 const bodyFile = process.argv[2];
 if (bodyFile === undefined) throw new Error('usage: baseline-server.ts <body-file>');
@@ -23,11 +24,6 @@ router.get('/v1/inventory', (ctx) => {
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = inventory;
 });
-async function jsonBody<T>(req: NodeJS.ReadableStream): Promise<T> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
-}
 router.patch('/v1/inventory/:petId', async (ctx) => {
   const { quantity } = await jsonBody<{ quantity: number }>(ctx.req);
   ctx.type = 'application/json; charset=utf-8';

@@ -12,33 +12,24 @@
  * The "ratio" is the issue's: bare Koa's CPU a request over the server's, 1 for bare Koa itself.
  * Usage: node --import tsx bench/patch-floor.ts [rounds=9] [seconds=3]
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIST_PETS, patchRequests } from './http.js';
 import { runLoad } from './load.js';
 import { buildService, cleanEnv, preparePetstore, startBaseline, startService } from './petstore.js';
-import { type ServerProcess, startServer, stopAll } from './server-process.js';
+import {
+  type ServerProcess,
+  startServer,
+  stopAll,
+  type ThreadSplit,
+  threadSplit,
+  ticksByThread,
+} from './server-process.js';
 import { median, table } from './stats.js';
 
 const rounds = Number(process.argv[2] ?? '9');
 const seconds = Number(process.argv[3] ?? '3');
-const TICKS_PER_SECOND = 100;
-
-/** CPU ticks each thread of `pid` has used, by thread id. */
-async function ticksByThread(pid: number): Promise<Map<string, number>> {
-  const ticks = new Map<string, number>();
-  for (const tid of await readdir(`/proc/${pid}/task`)) {
-    try {
-      const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(tid, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ticks;
-}
 
 /** A server of the comparison, and the headers its requests carry. */
 interface Side {
@@ -47,25 +38,16 @@ interface Side {
   readonly server: ServerProcess;
 }
 
-interface Split {
+interface Split extends ThreadSplit {
   readonly all: number;
-  readonly loop: number;
-  readonly busiestOther: number;
-  readonly rest: number;
 }
 
 /** One load on `server`, with its CPU µs a request, split by thread. */
 async function measure(server: ServerProcess, headers: Readonly<Record<string, string>>): Promise<Split> {
-  const before = await ticksByThread(server.pid);
+  const before = ticksByThread(server.pid);
   const run = await runLoad(server, patchRequests(LIST_PETS, 50), headers, seconds);
-  const after = await ticksByThread(server.pid);
-  const us = (tid: string): number =>
-    (((after.get(tid) ?? 0) - (before.get(tid) ?? 0)) * (1e6 / TICKS_PER_SECOND)) / run.requests;
-  const loop = us(String(server.pid));
-  const others = [...after.keys()].filter((tid) => tid !== String(server.pid)).map(us);
-  const busiestOther = Math.max(0, ...others);
-  const rest = others.reduce((sum, x) => sum + x, 0) - busiestOther;
-  return { all: loop + busiestOther + rest, loop, busiestOther, rest };
+  const split = threadSplit(server.pid, before, ticksByThread(server.pid), run.requests);
+  return { ...split, all: split.loop + split.busiestOther + split.rest };
 }
 
 buildService();

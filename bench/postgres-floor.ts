@@ -14,8 +14,8 @@
  * issue's target of 250 µs a request, and the load generator, against the CPUs the machine has. Prints
  * only. Usage: node --import tsx bench/postgres-floor.ts [seconds=8] [share=0.35]
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuUsage } from 'node:process';
@@ -28,6 +28,7 @@ import { startPostgresServer } from '../tests/support/postgres-server.js';
 import { LIST_PETS, patchRequests } from './http.js';
 import { runLoad } from './load.js';
 import { benchPet, startBaseline } from './petstore.js';
+import { postmasterOf, serverCpuSeconds } from './postgres-cpu.js';
 import { table } from './stats.js';
 
 const seconds = Number(process.argv[2] ?? '8');
@@ -52,31 +53,11 @@ WITH u AS (UPDATE pets SET quantity = :q, version = version + 1 WHERE id = :id R
   SELECT id, 10, quantity, 'key_floor', 0 FROM u;
 `;
 
-/** CPU seconds (user and system) a process has used, from /proc; 0 once it is gone. */
-async function cpuSecondsOf(pid: string): Promise<number> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** A session on `url`, with the postmaster's pid (the parent of its backend). */
-async function connect(url: string): Promise<{ client: pg.Client; postmaster: string }> {
+/** A session on `url`, with the pid of its server's postmaster. */
+async function connect(url: string): Promise<{ client: pg.Client; postmaster: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  const status = await readFile(`/proc/${rows[0]?.pid}/status`, 'utf8');
-  return { client, postmaster: /PPid:\s+(\d+)/.exec(status)?.[1] ?? '' };
-}
-
-/** CPU seconds of the server's running processes: the postmaster and every process it started. */
-async function serverCpuSeconds(postmaster: string): Promise<number> {
-  const children = execFileSync('pgrep', ['-P', postmaster], { encoding: 'utf8' }).split('\n').filter(Boolean);
-  const each = await Promise.all([postmaster, ...children].map(cpuSecondsOf));
-  return each.reduce((sum, s) => sum + s, 0);
+  return { client, postmaster: await postmasterOf(client) };
 }
 
 /** Transactions committed in the session's database so far. */
@@ -127,9 +108,9 @@ async function floor(url: string, dir: string): Promise<{ rps: number; postgresU
     const pgbench = spawn(PGBENCH, args, { stdio: ['ignore', 'ignore', 'inherit'] });
     const exited = new Promise<number | null>((resolve) => pgbench.on('exit', resolve));
     await sleep(1_500);
-    const [cpu0, commits0, t0] = [await serverCpuSeconds(postmaster), await commits(client), performance.now()];
+    const [cpu0, commits0, t0] = [serverCpuSeconds(postmaster), await commits(client), performance.now()];
     await sleep(seconds * 1000);
-    const [cpu1, commits1, t1] = [await serverCpuSeconds(postmaster), await commits(client), performance.now()];
+    const [cpu1, commits1, t1] = [serverCpuSeconds(postmaster), await commits(client), performance.now()];
     if ((await exited) !== 0) throw new Error('pgbench failed');
     // Two transactions a write (the read and the statement); the sampling adds two of its own.
     const writes = (commits1 - commits0 - 2) / 2;
@@ -162,10 +143,10 @@ async function serviceWrite(url: string): Promise<{ rps: number; postgresUs: num
       return n;
     };
     await round(performance.now() + 1_500);
-    const [cpu0, before, t0] = [await serverCpuSeconds(postmaster), cpuUsage(), performance.now()];
+    const [cpu0, before, t0] = [serverCpuSeconds(postmaster), cpuUsage(), performance.now()];
     const writes = await round(t0 + seconds * 1000);
     const used = cpuUsage(before);
-    const [cpu1, t1] = [await serverCpuSeconds(postmaster), performance.now()];
+    const [cpu1, t1] = [serverCpuSeconds(postmaster), performance.now()];
     return {
       rps: writes / ((t1 - t0) / 1000),
       postgresUs: ((cpu1 - cpu0) * 1e6) / writes,

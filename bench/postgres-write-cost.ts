@@ -5,8 +5,6 @@
  * processes (/proc), each a write. Prints only.
  * Usage: node --import tsx bench/postgres-write-cost.ts [count] [inFlight]   (default 4000, 10)
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cpuUsage } from 'node:process';
 import pg from 'pg';
 import { openPostgresStorage } from '../src/adapters/postgres/postgres-storage.js';
@@ -14,47 +12,22 @@ import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
 import { startPostgresServer } from '../tests/support/postgres-server.js';
 import { benchPet } from './petstore.js';
+import { postmasterOf, serverCpuSeconds } from './postgres-cpu.js';
 
 const count = Number(process.argv[2] ?? '4000');
 const inFlight = Number(process.argv[3] ?? '10');
 const ROUNDS = 5;
 const PETS = 100;
 
-/** CPU seconds (user and system) of a process, from /proc. */
-function cpuSecondsOf(pid: string): number {
-  try {
-    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** The postmaster of the database at `url`: the parent of a backend. */
-async function postmasterOf(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const status = readFileSync(`/proc/${rows[0]?.pid}/status`, 'utf8');
-    return /PPid:\s+(\d+)/.exec(status)?.[1] ?? '';
-  } finally {
-    await client.end();
-  }
-}
-
-/** CPU seconds of the server: its postmaster and every process it started. */
-function serverCpuSeconds(postmaster: string): number {
-  const children = execFileSync('pgrep', ['-P', postmaster], { encoding: 'utf8' }).split('\n').filter(Boolean);
-  return [postmaster, ...children].reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
-}
-
 const server = await startPostgresServer();
 try {
   const url = await server.createDatabase();
   const storage = await openPostgresStorage({ url });
   await storage.pets.addAll(Array.from({ length: PETS }, (_, i) => benchPet(i)));
-  const postmaster = await postmasterOf(url);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const postmaster = await postmasterOf(client);
+  await client.end();
   for (let round = 1; round <= ROUNDS; round += 1) {
     let next = 0;
     const serverBefore = serverCpuSeconds(postmaster);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -98,11 +98,51 @@ const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' 
  */
 export function cpuSeconds(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name, in parentheses, may hold spaces: count the fields after it.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return statTicks(readFileSync(`/proc/${pid}/stat`, 'utf8')) / CLOCK_TICKS;
   } catch {
     return undefined;
   }
+}
+
+/** utime + stime of a /proc stat line: the fields after the command name (which may hold spaces). */
+function statTicks(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** The CPU clock ticks each thread of `pid` has used so far, by thread id (/proc/<pid>/task, Linux only). */
+export function ticksByThread(pid: number): Map<string, number> {
+  const ticks = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ticks.set(tid, statTicks(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ticks;
+}
+
+/** A server's CPU µs a request, by thread. */
+export interface ThreadSplit {
+  /** The process's main thread. */
+  readonly loop: number;
+  /** Its busiest other thread: the SQLite writer thread, where there is one. */
+  readonly busiestOther: number;
+  /** The rest: V8's compiler and collector helpers, libuv's pool. */
+  readonly rest: number;
+}
+
+/** The CPU µs a request of each thread of `pid` between two readings of ticksByThread. */
+export function threadSplit(
+  pid: number,
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  requests: number,
+): ThreadSplit {
+  const us = (tid: string): number =>
+    (((after.get(tid) ?? 0) - (before.get(tid) ?? 0)) * (1e6 / CLOCK_TICKS)) / requests;
+  const others = [...after.keys()].filter((tid) => tid !== String(pid)).map(us);
+  const busiestOther = Math.max(0, ...others);
+  return { loop: us(String(pid)), busiestOther, rest: others.reduce((sum, x) => sum + x, 0) - busiestOther };
 }

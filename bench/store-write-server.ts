@@ -14,17 +14,12 @@ import Koa from 'koa';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
+import { jsonBody } from './request-body.js';
 
 const path = process.argv[2];
 if (path === undefined) throw new Error('usage: store-write-server.ts <database file> [FULL|NORMAL]');
 const synchronous = process.argv[3] === 'NORMAL' ? 'NORMAL' : 'FULL';
 const storage = openSqliteStorage({ path, synchronous, writer: 'worker' });
-
-async function jsonBody<T>(req: NodeJS.ReadableStream): Promise<T> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
-}
 
 const router = new Router();
 router.patch('/v1/inventory/:petId', async (ctx) => {

@@ -9,35 +9,17 @@
  *
  * Usage: node --import tsx bench/threads.ts [patch|get] [rounds=3] [seconds=5]
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
 import { runLoad } from './load.js';
 import { buildService, preparePetstore, startService } from './petstore.js';
+import { threadSplit, ticksByThread } from './server-process.js';
 
 const kind = process.argv[2] === 'get' ? 'get' : 'patch';
 const rounds = Number(process.argv[3] ?? 3);
 const seconds = Number(process.argv[4] ?? 5);
-/** Clock ticks a second of /proc's utime and stime (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** CPU ticks used so far by each thread of `pid`, by thread id. */
-function ticksByThread(pid: number): Map<string, number> {
-  const ticks = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      // The fields after the command name (which may hold spaces) start at state; utime and stime are 14 and 15.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(tid, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ticks;
-}
-
 buildService();
 const dir = mkdtempSync(join(tmpdir(), 'petstore-threads-'));
 try {
@@ -52,15 +34,10 @@ try {
     for (let round = 1; round <= rounds; round += 1) {
       const before = ticksByThread(server.pid);
       const run = await runLoad(server, requests, headers, seconds);
-      const after = ticksByThread(server.pid);
-      const us = (tid: string): number =>
-        (((after.get(tid) ?? 0) - (before.get(tid) ?? 0)) * (1e6 / TICKS_PER_SECOND)) / run.requests;
-      const others = [...after.keys()].filter((tid) => tid !== String(server.pid)).map(us);
-      const writer = Math.max(0, ...others);
-      const rest = others.reduce((sum, x) => sum + x, 0) - writer;
+      const { loop, busiestOther, rest } = threadSplit(server.pid, before, ticksByThread(server.pid), run.requests);
       console.log(
         `round ${round}: ${run.rps.toFixed(0)} requests/s, all ${run.cpuUsPerRequest?.toFixed(0)}, ` +
-          `event loop ${us(String(server.pid)).toFixed(0)}, writer ${writer.toFixed(0)}, other threads ${rest.toFixed(0)}`,
+          `event loop ${loop.toFixed(0)}, writer ${busiestOther.toFixed(0)}, other threads ${rest.toFixed(0)}`,
       );
     }
   } finally {

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Level, LevelWithSilent } from 'pino';
+import { type Level, type LevelWithSilent, pino } from 'pino';
 import type { AccessLogger, RequestLogFields } from './access-log.js';
 
 /** Where the lines go: a pino destination (sonic-boom) fits. */
@@ -7,16 +7,12 @@ export interface LineSink {
   write(chunk: string): boolean;
 }
 
-/** pino's numbers for its levels. */
-const LEVELS: Readonly<Record<LevelWithSilent, number>> = {
-  trace: 10,
-  debug: 20,
-  info: 30,
-  warn: 40,
-  error: 50,
-  fatal: 60,
-  silent: Number.POSITIVE_INFINITY,
-};
+/** pino's number for a level; silent is above every level. */
+const levelNumber = (level: LevelWithSilent): number =>
+  level === 'silent' ? Number.POSITIVE_INFINITY : (pino.levels.values[level] ?? Number.POSITIVE_INFINITY);
+
+const INFO = levelNumber('info');
+const DEBUG = levelNumber('debug');
 
 /** Past this many characters waiting, the lines go at once. */
 const MAX_PENDING = 16_384;
@@ -51,20 +47,20 @@ export class RequestLineWriter implements AccessLogger {
     private readonly sink: LineSink,
     private readonly options: RequestLineWriterOptions,
   ) {
-    this.least = LEVELS[options.level];
+    this.least = levelNumber(options.level);
     this.now = options.now ?? Date.now;
   }
 
   isLevelEnabled(level: Level): boolean {
-    return LEVELS[level] >= this.least;
+    return levelNumber(level) >= this.least;
   }
 
   info(fields: RequestLogFields, msg: string): void {
-    this.write(LEVELS.info, fields, msg);
+    this.write(INFO, fields, msg);
   }
 
   debug(fields: RequestLogFields, msg: string): void {
-    this.write(LEVELS.debug, fields, msg);
+    this.write(DEBUG, fields, msg);
   }
 
   /** Hands every waiting line to the sink. */
