@@ -9,7 +9,7 @@ import { describeUrl } from './adapters/postgres/postgres-storage.js';
 import { createServiceMetrics } from './adapters/prometheus/service-metrics.js';
 import { limiterModulesOf, limiterNameOf, storageModuleOf } from './composition/adapter-choice.js';
 import { type Config, ConfigError, readConfig } from './composition/config.js';
-import { buildContainer, closeables, resolve } from './composition/container.js';
+import { buildContainer, closeables, healthChecks, partsNotUp, resolve } from './composition/container.js';
 import { seedDevelopment } from './composition/development-seed.js';
 import { startEventDispatch } from './composition/event-dispatch.js';
 import { HTTP_APP, httpModule, type Readiness } from './composition/http-module.js';
@@ -21,6 +21,12 @@ import { tracingParts, tracingStarted } from './composition/tracing.js';
 
 /** The longest a request's log line waits to be written with others (see RequestLineWriter). */
 const ACCESS_LOG_DELAY_MS = 100;
+
+/**
+ * How long the server waits at start for the connections it opens (Redis) before it accepts: a request
+ * served sooner would be limited in process only (fail-open) or refused (fail-closed).
+ */
+const STARTUP_WAIT_MS = 2_000;
 
 async function serve(config: Config): Promise<void> {
   // Asynchronous: a request never waits for its log line to be written.
@@ -73,6 +79,8 @@ async function serve(config: Config): Promise<void> {
   }
 
   const app = resolve(container, HTTP_APP);
+  const down = await partsNotUp(healthChecks(container), STARTUP_WAIT_MS);
+  if (down.length > 0) logger.warn({ parts: down, waitedMs: STARTUP_WAIT_MS }, 'starting while some parts are down');
   const metricsServer = metrics === undefined ? undefined : await listenForMetrics(metrics, config, logger);
   const running = await listen(app.callback(), {
     host: config.host,

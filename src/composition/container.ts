@@ -40,6 +40,15 @@ export const resolve = <T>(container: Container, t: Token<T>): T => container.ge
 export const closeables = (container: Container): readonly Closeable[] =>
   container.isBound(id(TOKENS.closeables)) ? container.getAll(id(TOKENS.closeables)) : [];
 
+/**
+ * Waits, at most `timeoutMs`, for every part whose check can tell when it is up (see HealthCheck.whenUp);
+ * resolves to the names of those that were not up by then.
+ */
+export async function partsNotUp(checks: readonly HealthCheck[], timeoutMs: number): Promise<string[]> {
+  const up = await Promise.all(checks.map((check) => check.whenUp?.(timeoutMs) ?? true));
+  return checks.filter((_, i) => !up[i]).map((check) => check.name);
+}
+
 /** Every bound health check, or none. */
 export const healthChecks = (container: Container): readonly HealthCheck[] =>
   container.isBound(id(TOKENS.healthChecks)) ? container.getAll(id(TOKENS.healthChecks)) : [];

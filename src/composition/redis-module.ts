@@ -3,7 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { FailoverRateLimiter } from '../adapters/failover/failover-rate-limiter.js';
 import { UnavailableRateLimiter } from '../adapters/failover/unavailable-rate-limiter.js';
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
-import { createRedisClient, createRedisClusterClient } from '../adapters/redis/redis-client.js';
+import { createRedisClient, createRedisClusterClient, whenReady } from '../adapters/redis/redis-client.js';
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
 import type { OutageLogger } from '../adapters/shared/outage-logger.js';
 import type { Config } from './config.js';
@@ -58,6 +58,11 @@ export const redisLimiterModule = (config: Config) =>
         healthy: () => client.status === 'ready' && limiter.healthy(),
         // Fail-open serves through an outage, so it must not take every instance out of rotation at once.
         critical: config.rateLimitFailure === 'closed',
+        whenUp: (timeoutMs) =>
+          whenReady(client, timeoutMs).then(
+            () => true,
+            () => false,
+          ),
       }),
     );
     bindResolved(

@@ -56,6 +56,11 @@ export interface HealthCheck {
   healthy(): boolean;
   /** Whether the process is unready while this check fails; otherwise it is only reported. */
   readonly critical: boolean;
+  /**
+   * Resolves true once the part is up (a connection opened at start), false when `timeoutMs` passed
+   * first. The server waits for it before it accepts, so its first requests are served as the rest are.
+   */
+  whenUp?(timeoutMs: number): Promise<boolean>;
 }
 
 /** What the adapters report for the metrics as the container builds them: nothing unless metrics are on. */
