@@ -8,6 +8,15 @@ import type { HttpContext, RouteMiddleware } from './http-context.js';
 /** The largest body the service reads, unless configured otherwise: 16 KiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
 
+/** Content-Type values that are JSON as they stand (type-is accepts each of them). */
+const PLAIN_JSON_TYPES: ReadonlySet<string> = new Set([
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json;charset=utf-8',
+  'application/json; charset=UTF-8',
+  'application/json;charset=UTF-8',
+]);
+
 /**
  * Refuses with 415 a body that is not JSON, or is compressed: an encoded body would be inflated
  * before the size limit applies, and no client of a one-field body needs it.
@@ -17,8 +26,10 @@ export const requireJsonBody: RouteMiddleware = (ctx, next) => {
   if (encoding !== '' && encoding.toLowerCase() !== 'identity') {
     return sendError(ctx, 'unsupported_media_type', 'a compressed body is not accepted; send it as is');
   }
-  // `is` answers null for a request without a body, which the body check refuses as missing.
-  if (ctx.request.is('application/json') === false) {
+  // The spellings nearly every client sends are taken as they are; any other goes through type-is, whose
+  // parse of the media type and its parameters stood out in a PATCH's CPU profile. `is` answers null for
+  // a request without a body, which the body check refuses as missing.
+  if (!PLAIN_JSON_TYPES.has(ctx.req.headers['content-type'] ?? '') && ctx.request.is('application/json') === false) {
     return sendError(ctx, 'unsupported_media_type', 'the body must be JSON, sent as Content-Type: application/json');
   }
   return next();
