@@ -53,6 +53,9 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   inactivityTimeoutMs: 30_000,
 };
 
+/** How often a draining server closes the connections that have turned idle. */
+const DRAIN_SWEEP_MS = 10;
+
 /** How long a refused socket is kept after its answer, for the client to read it: then it is destroyed. */
 const REFUSED_SOCKET_LINGER_MS = 2_000;
 
@@ -107,11 +110,6 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
   server.prependListener('request', (_req, res) => {
     // While draining, each response tells its client to open a new connection (to another instance).
     if (draining) res.setHeader('Connection', 'close');
-    // A keep-alive connection whose response was under way when draining began turns idle only once
-    // that response is done; close it then, rather than wait for its keep-alive timeout.
-    res.once('finish', () => {
-      if (draining) setImmediate(() => server.closeIdleConnections());
-    });
   });
   server.on('clientError', (error: Error & { code?: string }, socket) => {
     const response = socket.writable ? clientErrorResponse(error) : undefined;
@@ -140,9 +138,15 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
           server.closeAllConnections();
         }, options.drainTimeoutMs);
         cut.unref();
+        // A keep-alive connection whose response was under way when draining began turns idle only once
+        // that response is done: it is closed by the next sweep, rather than kept for its keep-alive
+        // timeout. A sweep while draining costs less than a listener on every response for the rare drain.
+        const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
+        sweep.unref();
         // close() stops accepting and closes idle keep-alive connections; busy ones close after their response.
         server.close(() => {
           clearTimeout(cut);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();
