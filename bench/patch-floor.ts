@@ -10,14 +10,30 @@
  * thread, where there is one) and the rest (V8's and libuv's helpers).
  *
  * The "ratio" is the issue's: bare Koa's CPU a request over the server's, 1 for bare Koa itself.
- * Usage: node --import tsx bench/patch-floor.ts [rounds=9] [seconds=3]
+ *
+ * Earlier builds of the service named after the rounds and seconds join the comparison, each on a
+ * database its own code prepared: this is how a change to the write path is checked against a release
+ * in one run (1.1 is c4ed583):
+ *
+ *   mkdir /tmp/v11 && git archive c4ed583 | tar -x -C /tmp/v11
+ *   ln -s "$PWD/node_modules" /tmp/v11/node_modules && (cd /tmp/v11 && npx tsc -p tsconfig.build.json)
+ *   node --import tsx bench/patch-floor.ts 9 3 /tmp/v11/dist
+ *
+ * Usage: node --import tsx bench/patch-floor.ts [rounds=9] [seconds=3] [dist folder ...]
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIST_PETS, patchRequests } from './http.js';
 import { runLoad } from './load.js';
-import { buildService, cleanEnv, preparePetstore, startBaseline, startService } from './petstore.js';
+import {
+  buildService,
+  cleanEnv,
+  prepareEarlierPetstore,
+  preparePetstore,
+  startBaseline,
+  startService,
+} from './petstore.js';
 import {
   type ServerProcess,
   startServer,
@@ -28,8 +44,9 @@ import {
 } from './server-process.js';
 import { median, table } from './stats.js';
 
-const rounds = Number(process.argv[2] ?? '9');
-const seconds = Number(process.argv[3] ?? '3');
+const [roundsArg, secondsArg, ...earlier] = process.argv.slice(2);
+const rounds = Number(roundsArg ?? '9');
+const seconds = Number(secondsArg ?? '3');
 
 /** A server of the comparison, and the headers its requests carry. */
 interface Side {
@@ -91,6 +108,13 @@ try {
     },
   ];
   servers.push(...sides.map((side) => side.server));
+  for (const [i, dist] of earlier.entries()) {
+    const db = join(dir, `earlier-${i}.db`);
+    const key = prepareEarlierPetstore(dist, db, LIST_PETS);
+    const server = await startService(`earlier-${i}`, { db, dist }, join(dir, `earlier-${i}.log`));
+    servers.push(server);
+    sides.push({ name: `service of ${dist}`, headers: { authorization: `Bearer ${key}` }, server });
+  }
   for (const side of sides) await runLoad(side.server, patchRequests(LIST_PETS, 50), side.headers, 3);
   const splits = sides.map(() => [] as Split[]);
   for (let round = 0; round < rounds; round += 1) {

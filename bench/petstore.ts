@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
@@ -69,6 +69,33 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
   }
 }
 
+/**
+ * `preparePetstore` done by an earlier build's own code (its schema and key format), through the
+ * embedding API its `dist/index.js` exports, in a child process: for an A/B against that build.
+ */
+export function prepareEarlierPetstore(dist: string, path: string, pets: number): string {
+  const script = `
+    const m = await import(${JSON.stringify(join(dist, 'index.js'))});
+    const storage = m.openSqliteStorage({ path: ${JSON.stringify(path)} });
+    try {
+      const added = await storage.pets.addAll(Array.from({ length: ${pets} }, (_, i) => ({
+        id: m.petId(BigInt(i + 1)), name: 'pet ' + (i + 1), quantity: m.quantity(i % 100),
+        status: i % 100 === 0 ? 'sold' : 'available',
+      })));
+      if (!added.ok) throw new Error(added.error.message);
+      const crypto = new m.NodeKeyCrypto();
+      const issued = await new m.IssueApiKey(storage.keys, crypto, crypto, m.systemClock).execute({
+        plan: 'enterprise', limits: m.rateLimitPolicy(m.LIMIT_MAX, m.LIMIT_MAX), label: 'bench',
+      });
+      process.stdout.write(issued.key);
+    } finally {
+      await storage.close();
+    }`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`preparing a database with ${dist} failed:\n${run.stderr}`);
+  return run.stdout.trim();
+}
+
 /** This process's environment less whatever would change how a server child behaves. */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const kept = Object.entries(process.env).filter(
@@ -113,13 +140,14 @@ const probeEnv = ({ probeFile }: Watch): NodeJS.ProcessEnv =>
  * seeded), synchronous FULL, the default log level (one line per request, to a file).
  */
 export function startService(name: string, options: ServiceOptions, logFile: string): Promise<ServerProcess> {
+  // A build from before tracing (1.1 and older) has no tracing.js: it runs as its own npm start did.
+  const tracing = options.dist === undefined ? TRACING : join(options.dist, 'tracing.js');
   return startServer(
     name,
     [
       ...watching(options),
-      ...(options.dist === undefined
-        ? ['--import', TRACING, MAIN]
-        : ['--import', join(options.dist, 'tracing.js'), join(options.dist, 'main.js')]),
+      ...(existsSync(tracing) ? ['--import', tracing] : []),
+      options.dist === undefined ? MAIN : join(options.dist, 'main.js'),
       'serve',
     ],
     {
