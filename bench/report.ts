@@ -7,7 +7,7 @@ import { type MetricsResult, metricsSection } from './metrics.js';
 import { type PostgresResult, postgresSection } from './postgres.js';
 import { type ProfileRun, profileSection } from './profile.js';
 import { PEAK_RSS_TARGET_BYTES, type ScaleResult, scaleSection, TTLB_TARGET, ttlbRatio } from './scale.js';
-import type { BenchSettings } from './settings.js';
+import type { BenchSettings, Suite } from './settings.js';
 import { type SqliteResult, sqliteSection } from './sqlite.js';
 import { count, median, mib, ratio, table } from './stats.js';
 
@@ -100,6 +100,32 @@ export interface BenchRecord {
   readonly minutes: number;
   readonly settings: BenchSettings;
   readonly results: BenchResults;
+  /** Suites measured again since the run, by `--only=... --merge`: when, on which commit and CPU. */
+  readonly remeasured?: Readonly<Partial<Record<Suite, Remeasure>>>;
+}
+
+/** A suite measured again by `--merge`: its figures are that run's, not the whole run's. */
+export interface Remeasure {
+  readonly date: string;
+  readonly commit: string;
+  /** Absent from the records of merges made before these were kept. */
+  readonly cpuModel?: string;
+  readonly minutes?: number;
+}
+
+/** The header's word on the sections measured again after the run, if any. */
+function remeasuredLine(record: BenchRecord): string {
+  const entries = Object.entries(record.remeasured ?? {}) as [Suite, Remeasure][];
+  if (entries.length === 0) return 'every figure below was measured in that one run';
+  const each = entries.map(
+    ([suite, r]) =>
+      `${suite} on ${r.date} (${[
+        `commit ${r.commit}`,
+        ...(r.cpuModel === undefined ? [] : [r.cpuModel]),
+        ...(r.minutes === undefined ? [] : [`in ${r.minutes.toFixed(1)} minutes`]),
+      ].join(', ')})`,
+  );
+  return `every figure below was measured in that one run except the suites measured again since with \`--merge\`: ${each.join('; ')}`;
 }
 
 /** bench/README.md, whole: the machine, the commands, the targets, every section, and the notes. */
@@ -111,7 +137,7 @@ export function readme(input: BenchRecord, notes: string): string {
     '',
     `Written by \`npm run bench${input.quick ? ' -- --quick --write' : ''}\` on ${input.date}` +
       ` (commit ${machine.commit}), in ${input.minutes.toFixed(1)} minutes;`,
-    'every figure below was measured in that one run, and `bench/results.json` holds them all. Do not edit this',
+    `${remeasuredLine(input)}; \`bench/results.json\` holds them all. Do not edit this`,
     'file by hand: run the benchmark again, or `npm run bench -- --render` to write it again from',
     '`bench/results.json` and `bench/notes.md` (the notes at the end) without measuring.',
     '',

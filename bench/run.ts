@@ -163,7 +163,7 @@ async function main(): Promise<void> {
   const minutes = (performance.now() - started) / 60_000;
   if (complete(results)) log(`\n## Targets\n\n${targetsTable(results)}\n`);
   log(`done in ${minutes.toFixed(1)} minutes`);
-  if (options.merge) return mergeResults(results, settings, options.suites);
+  if (options.merge) return mergeResults(results, settings, options.suites, { machine, minutes });
   if (!options.write || !complete(results)) return;
   const date = new Date().toISOString().slice(0, 10);
   const record: BenchRecord = { date, machine, loadAfter: loadavg(), quick: options.quick, minutes, settings, results };
@@ -172,14 +172,23 @@ async function main(): Promise<void> {
 }
 
 /** Puts the figures and settings of `suites` into bench/results.json in place of theirs, and renders the README. */
-async function mergeResults(results: Results, settings: BenchSettings, suites: readonly Suite[]): Promise<void> {
+async function mergeResults(
+  results: Results,
+  settings: BenchSettings,
+  suites: readonly Suite[],
+  run: { readonly machine: Machine; readonly minutes: number },
+): Promise<void> {
   const record = JSON.parse(await readFile(RESULTS, 'utf8')) as BenchRecord;
   const picked = <T extends object>(all: T): Partial<T> =>
     Object.fromEntries(suites.map((s) => [s, all[s as keyof T]])) as Partial<T>;
+  const date = new Date().toISOString().slice(0, 10);
+  const { commit, cpuModel } = run.machine;
+  const remeasure = { date, commit, cpuModel, minutes: run.minutes };
   const merged: BenchRecord = {
     ...record,
     settings: { ...record.settings, ...picked(settings) },
     results: { ...record.results, ...picked(results as BenchResults) },
+    remeasured: { ...record.remeasured, ...Object.fromEntries(suites.map((s) => [s, remeasure])) },
   };
   await writeFile(RESULTS, formatJson(merged));
   await writeReadme(merged);
