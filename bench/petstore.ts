@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
@@ -13,6 +13,15 @@ import { type ServerProcess, startServer } from './server-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'dist', 'main.js');
+/**
+ * The V8 flags npm start gives the server (package.json's start script), so that the benchmark runs it
+ * as production does; earlier builds get them too, so that an A/B compares the code alone.
+ */
+const START_FLAGS: readonly string[] = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(' ')
+  .filter((word) => word.startsWith('--') && word !== '--import');
 /** Loaded first, as npm start loads it: it starts OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
 const TRACING = join(ROOT, 'dist', 'tracing.js');
 const BASELINE = join(import.meta.dirname, 'baseline-server.ts');
@@ -145,6 +154,7 @@ export function startService(name: string, options: ServiceOptions, logFile: str
   return startServer(
     name,
     [
+      ...START_FLAGS,
       ...watching(options),
       ...(existsSync(tracing) ? ['--import', tracing] : []),
       options.dist === undefined ? MAIN : join(options.dist, 'main.js'),
