@@ -115,6 +115,8 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 
 export interface ServiceOptions {
   readonly db: string;
+  /** Set: these Node and V8 flags instead of npm start's (an empty list: Node's defaults). */
+  readonly nodeFlags?: readonly string[];
   /** Set: run the service built in this folder (an earlier commit's, for an A/B) instead of dist/. */
   readonly dist?: string;
   /** Set: the Redis limiter; unset: the in-process one. */
@@ -154,7 +156,7 @@ export function startService(name: string, options: ServiceOptions, logFile: str
   return startServer(
     name,
     [
-      ...START_FLAGS,
+      ...(options.nodeFlags ?? START_FLAGS),
       ...watching(options),
       ...(existsSync(tracing) ? ['--import', tracing] : []),
       options.dist === undefined ? MAIN : join(options.dist, 'main.js'),
