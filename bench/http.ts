@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startRedisCluster } from '../tests/support/redis-cluster.js';
 import { CONNECTIONS, type LoadRequest, type LoadRun, runLoad } from './load.js';
-import { preparePetstore, startBaseline, startService } from './petstore.js';
+import { preparePetstore, START_FLAGS, startBaseline, startService } from './petstore.js';
 import { type ServerProcess, stopAll } from './server-process.js';
 import { count, median, ms, ratio, runs, table } from './stats.js';
 
@@ -294,7 +294,7 @@ export function httpSection(scenarios: readonly Scenario[], settings: LoadSettin
     `- Load: autocannon in the benchmark process, ${CONNECTIONS} connections to 127.0.0.1, ${settings.seconds} s a run,`,
     `  after a ${settings.warmupSeconds} s warm-up of each server. ${settings.rounds} round(s); in each, every pair runs`,
     '  baseline then service, the ratio is taken within the round, and the median of the rounds is quoted.',
-    '- Service: `node --max-semi-space-size=32 --import dist/tracing.js dist/main.js serve` (as npm start runs it, tracing off),',
+    `- Service: \`node ${[...START_FLAGS, ''].join(' ')}--import dist/tracing.js dist/main.js serve\` (as npm start runs it, tracing off),`,
     `  production, synchronous FULL, log level info (a line a request, to a file), ${LIST_PETS} pets, an enterprise`,
     '  key with limits out of reach (the limiter admits every request and still does all of its work). "Redis',
     '  Cluster": the Redis limiter on three masters (`REDIS_CLUSTER_NODES`) on this machine. With Redis, the',

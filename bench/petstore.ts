@@ -17,7 +17,7 @@ const MAIN = join(ROOT, 'dist', 'main.js');
  * The V8 flags npm start gives the server (package.json's start script), so that the benchmark runs it
  * as production does; earlier builds get them too, so that an A/B compares the code alone.
  */
-const START_FLAGS: readonly string[] = (
+export const START_FLAGS: readonly string[] = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
 ).scripts.start
   .split(' ')
