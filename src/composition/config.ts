@@ -156,6 +156,10 @@ const EnvSchema = v.object({
     integer(1, 1_000_000),
     String(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
   ),
+  PETSTORE_IDLE_CONNECTION_GRACE_MS: v.optional(
+    integer(0, 600_000),
+    String(DEFAULT_CONNECTION_LIMITS.idleConnectionGraceMs),
+  ),
   PETSTORE_MAX_PIPELINED_REQUESTS: v.optional(
     integer(0, 1_000),
     String(DEFAULT_CONNECTION_LIMITS.maxPipelinedRequests),
@@ -257,6 +261,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       keepAliveTimeoutMs: e.PETSTORE_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.PETSTORE_MAX_CONNECTIONS,
       maxConnectionsPerAddress: e.PETSTORE_MAX_CONNECTIONS_PER_ADDRESS,
+      idleConnectionGraceMs: e.PETSTORE_IDLE_CONNECTION_GRACE_MS,
       maxPipelinedRequests: e.PETSTORE_MAX_PIPELINED_REQUESTS,
       pipeliningBanMs: e.PETSTORE_PIPELINING_BAN_MS,
       inactivityTimeoutMs: e.PETSTORE_INACTIVITY_TIMEOUT_MS,

@@ -398,7 +398,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "too_many_connections" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
