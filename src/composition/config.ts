@@ -54,6 +54,10 @@ export interface Config {
     readonly pollMs: number;
     /** The wait after a first failed attempt; each further failure doubles it, up to an hour. */
     readonly retryFirstDelayMs: number;
+    /** How many attempts an instance has under way at most, over every endpoint. */
+    readonly concurrency: number;
+    /** How many of them one endpoint may hold: one that never answers holds no more than these. */
+    readonly maxInFlightPerEndpoint: number;
   };
 }
 
@@ -178,6 +182,8 @@ const EnvSchema = v.object({
   PETSTORE_WEBHOOK_ALLOW_PRIVATE: v.optional(v.picklist(['true', 'false']), 'false'),
   PETSTORE_WEBHOOK_POLL_MS: v.optional(integer(10, 60_000), '1000'),
   PETSTORE_WEBHOOK_RETRY_FIRST_MS: v.optional(integer(1, 3_600_000), '5000'),
+  PETSTORE_WEBHOOK_CONCURRENCY: v.optional(integer(1, 10_000), '256'),
+  PETSTORE_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: v.optional(integer(1, 10_000), '4'),
   OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(
     v.pipe(
       v.string(),
@@ -277,6 +283,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       allowPrivate: e.PETSTORE_WEBHOOK_ALLOW_PRIVATE === 'true',
       pollMs: e.PETSTORE_WEBHOOK_POLL_MS,
       retryFirstDelayMs: e.PETSTORE_WEBHOOK_RETRY_FIRST_MS,
+      concurrency: e.PETSTORE_WEBHOOK_CONCURRENCY,
+      maxInFlightPerEndpoint: e.PETSTORE_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     },
   };
 }
