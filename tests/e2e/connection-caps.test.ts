@@ -1,9 +1,8 @@
-import { Agent, request } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AttackTarget, startAttackTarget } from '../support/hostile-load.js';
-import { keepAliveBurst, silentConnections } from '../support/keep-alive-burst.js';
+import { getOnce, keepAliveBurst, silentConnections } from '../support/keep-alive-burst.js';
 
 /*
  * The per-address connection cap (256) against clients from one address, on the service as `npm start`
@@ -32,26 +31,6 @@ describe('a keep-alive pool of 250 warm connections sending 300 requests at once
   }, 60_000);
 });
 
-/** One GET from `from` on a connection of its own: its status, or the code of the network error it met. */
-function getFrom(from: string): Promise<number | string> {
-  return new Promise((resolve) => {
-    const req = request(
-      `${target.url}/v1/inventory/1`,
-      {
-        agent: new Agent({ keepAlive: false }),
-        localAddress: from,
-        headers: { authorization: `Bearer ${target.key}` },
-      },
-      (res) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.once('error', (error: Error & { code?: string }) => resolve(error.code ?? error.message));
-    req.end();
-  });
-}
-
 describe('256 silent connections from one address', () => {
   it('lock out no request from that address: each is answered, and within 3 s it is a 200', async () => {
     const held: Socket[] = await silentConnections(target.port, '127.0.0.31', 256);
@@ -59,7 +38,7 @@ describe('256 silent connections from one address', () => {
       const seen: Array<number | string> = [];
       const until = performance.now() + 3_000;
       while (performance.now() < until && seen.at(-1) !== 200) {
-        seen.push(await getFrom('127.0.0.31'));
+        seen.push(await getOnce(`${target.url}/v1/inventory/1`, target.key, '127.0.0.31'));
         await delay(100);
       }
       expect(seen.filter((answer) => answer !== 200 && answer !== 429)).toEqual([]);

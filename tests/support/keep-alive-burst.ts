@@ -52,6 +52,11 @@ export async function keepAliveBurst(
   }
 }
 
+/** One keyed GET of `url` from `from` on a connection of its own: its status, or the code of the network error it met. */
+export function getOnce(url: string, key: string, from: string): Promise<number | string> {
+  return get(url, key, from, new Agent({ keepAlive: false }));
+}
+
 /** Opens `count` connections from `from` that never send a byte, 100 at a time; the caller destroys them. */
 export async function silentConnections(port: number, from: string, count: number): Promise<Socket[]> {
   const held: Socket[] = [];
