@@ -160,6 +160,8 @@ export {
 export type { BanPolicy, BanState } from './domain/ban.js';
 export { banPolicy, DEFAULT_BAN_POLICY } from './domain/ban.js';
 export { integerInRange, integerOfDecimal } from './domain/decimal-integer.js';
+export type { DueDelivery, TurnLimits } from './domain/delivery-turns.js';
+export { takeTurns } from './domain/delivery-turns.js';
 export type { DomainError, DomainErrorCode } from './domain/errors.js';
 export type { FeedPosition } from './domain/feed-cursor.js';
 export { FEED_START, feedCursor, parseFeedCursor } from './domain/feed-cursor.js';

@@ -66,6 +66,11 @@ describe('pets add', () => {
         ['--id', '1', '--name', 'Re\u001bx'],
         '--name must not hold a control character',
       ],
+      [
+        'a name with a right-to-left override',
+        ['--id', '1', '--name', 'Re\u202ex'],
+        '--name must not hold a control character',
+      ],
       ['a name with markup', ['--id', '1', '--name', '<b>Rex</b>'], '--name holds < or >'],
       [
         'a status for sale without stock',

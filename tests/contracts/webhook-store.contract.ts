@@ -145,6 +145,40 @@ export function describeWebhookStoreContract(adapter: string, make: MakeStorage)
       ]);
     });
 
+    it('leases at most perEndpoint deliveries of an endpoint at once, counting its earlier leases, the endpoints taking turns', async () => {
+      await store.pets.addAll([aPet(3, { quantity: quantity(10) }), aPet(4, { quantity: quantity(10) })]);
+      await store.webhooks.addEndpoint(anEndpoint('whk_a', { events: ['inventory.updated'] }));
+      await store.webhooks.addEndpoint(anEndpoint('whk_b', { events: ['inventory.updated'] }));
+      for (const pet of [1n, 2n, 3n, 4n]) await store.inventory.write(aCommand([setTo(pet, 7)]));
+      await store.webhooks.route(100);
+      const pets = (leased: readonly LeasedDelivery[]) =>
+        leased.map((d) => `${d.endpointId} ${JSON.parse(d.body).data.petId}`);
+      const first = await store.webhooks.lease(NOW, 3, LEASE, 2);
+      expect(pets(first)).toEqual(['whk_a 1', 'whk_b 1', 'whk_a 2']);
+      expect(pets(await store.webhooks.lease(NOW, 100, LEASE, 2))).toEqual(['whk_b 2']);
+      expect(await store.webhooks.lease(NOW, 100, LEASE, 2)).toEqual([]);
+      await store.webhooks.settle(first[0] as LeasedDelivery, delivered(NOW));
+      expect(pets(await store.webhooks.lease(NOW, 100, LEASE, 2))).toEqual(['whk_a 3']);
+    });
+
+    it('leases none of an endpoint while one of its deliveries waits for a retry, and goes on with the others', async () => {
+      await store.webhooks.addEndpoint(anEndpoint('whk_a', { events: ['inventory.updated'] }));
+      await store.webhooks.addEndpoint(anEndpoint('whk_b', { events: ['inventory.updated'] }));
+      for (const pet of [1n, 2n]) await store.inventory.write(aCommand([setTo(pet, 7)]));
+      await store.webhooks.route(100);
+      const pets = (leased: readonly LeasedDelivery[]) =>
+        leased.map((d) => `${d.endpointId} ${JSON.parse(d.body).data.petId}`).sort();
+      const first = await store.webhooks.lease(NOW, 100, LEASE, 1);
+      expect(pets(first)).toEqual(['whk_a 1', 'whk_b 1']);
+      const [a, b] = first.slice().sort((x, y) => x.endpointId.localeCompare(y.endpointId));
+      await store.webhooks.settle(a as LeasedDelivery, failed(NOW, NOW + 1_000));
+      await store.webhooks.settle(b as LeasedDelivery, delivered(NOW));
+      // whk_a's delivery for pet 2 is due and its pet's first, but its endpoint backs off as one.
+      expect(pets(await store.webhooks.lease(NOW + 10, 100, LEASE, 2))).toEqual(['whk_b 2']);
+      expect(await store.webhooks.lease(NOW + 999, 100, LEASE, 2)).toEqual([]);
+      expect(pets(await store.webhooks.lease(NOW + 1_000, 100, LEASE, 2))).toEqual(['whk_a 1', 'whk_a 2']);
+    });
+
     it('forgets settled deliveries older than a time, with their attempts, and never a pending one', async () => {
       const DAY = 86_400_000;
       await store.webhooks.addEndpoint(anEndpoint('whk_a', { events: ['inventory.updated'], lowStockThreshold: null }));

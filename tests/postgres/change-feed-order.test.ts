@@ -27,7 +27,7 @@ describe.skipIf(!hasPostgresServer)('the change feed on PostgreSQL, with transac
       expect(await storage.feed.changesAfter(FEED_START, 100)).toEqual([]);
       await other.query('COMMIT');
       const entries = await storage.feed.changesAfter(FEED_START, 100);
-      expect(entries.map(({ change }) => change.actor)).toEqual(['key_slow', 'key_a']);
+      expect(entries?.map(({ change }) => change.actor)).toEqual(['key_slow', 'key_a']);
     } finally {
       await other.end();
       await storage.close();

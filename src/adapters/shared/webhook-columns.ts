@@ -92,14 +92,32 @@ export const stateAfter = (delivered: boolean, nextAttemptMs: number | null): 'd
   delivered ? 'delivered' : nextAttemptMs === null ? 'failed' : 'pending';
 
 /**
+ * The deliveries a lease may take, in the order it takes them (see `WebhookStore.lease` and
+ * `takeTurns`, which the memory store runs and this query mirrors): the due heads of endpoints not
+ * backing off (no pending delivery of theirs waits for a retry), numbered by their turn in their
+ * endpoint, and kept while the endpoint's leased ones and the turn stay within `perEndpoint`. `now` and
+ * `perEndpoint` are placeholders; the caller adds its LIMIT (and, on PostgreSQL, its row locks, which
+ * lock only `d`: the window is computed in the subquery).
+ */
+export const fairDueHeads = (now: string, perEndpoint: string): string => `FROM (
+    SELECT d.seq, e.failing_since_ms IS NOT NULL AS failing,
+      ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_ms, d.seq) AS turn,
+      (SELECT count(*) FROM webhook_deliveries l WHERE l.state = 'pending' AND l.endpoint_id = d.endpoint_id
+        AND l.lease_until_ms > ${now}) AS in_flight
+    ${dueHeads(now)}
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries w WHERE w.state = 'pending'
+        AND w.endpoint_id = d.endpoint_id AND w.attempts > 0 AND w.next_attempt_ms > ${now})
+  ) c JOIN webhook_deliveries d ON d.seq = c.seq JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE c.in_flight + c.turn <= ${perEndpoint} AND d.state = 'pending' AND d.lease_until_ms <= ${now}
+  ORDER BY c.turn, c.failing, d.next_attempt_ms, d.seq`;
+
+/**
  * The first pending delivery of each pet at each endpoint, due and not leased: a later one of the same
  * pet waits until the one before it is delivered or given up, so one pet's events arrive in order.
  * `now` is the placeholder of the time; the caller adds its ORDER BY and LIMIT (and, on PostgreSQL,
  * its row locks).
  */
-export const dueHeads = (
-  now: string,
-): string => `FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+const dueHeads = (now: string): string => `FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
   WHERE d.state = 'pending' AND e.enabled AND d.next_attempt_ms <= ${now} AND d.lease_until_ms <= ${now}
     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.state = 'pending'
       AND p.endpoint_id = d.endpoint_id AND p.pet_id = d.pet_id AND p.seq < d.seq)`;
