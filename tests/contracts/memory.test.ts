@@ -1,15 +1,17 @@
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { describeApiKeyStoreContract } from './api-key-store.contract.js';
-import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
-import { describeOrderBookContract } from './order-book.contract.js';
-import { describePetCatalogContract } from './pet-catalog.contract.js';
-import { describeRateLimiterContract } from './rate-limiter.contract.js';
-import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
-import type { MakeStorage } from './storage-fixture.js';
-import { describeWebhookStoreContract } from './webhook-store.contract.js';
+import type { MakeStorage } from '../../src/testing/index.js';
+import {
+  describeApiKeyStoreContract,
+  describeInventoryRepositoryContract,
+  describeOrderBookContract,
+  describePetCatalogContract,
+  describeRateLimiterContract,
+  describeStockChangeFeedContract,
+  describeWebhookStoreContract,
+  ManualClock,
+} from '../../src/testing/index.js';
 
 const makeMemory: MakeStorage = async () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));

@@ -1,13 +1,15 @@
 import { openSqliteStorage, type SqliteStorageOptions } from '../../src/adapters/sqlite/sqlite-storage.js';
+import type { MakeStorage } from '../../src/testing/index.js';
+import {
+  describeApiKeyStoreContract,
+  describeInventoryRepositoryContract,
+  describeOrderBookContract,
+  describePetCatalogContract,
+  describeStockChangeFeedContract,
+  describeWebhookStoreContract,
+  ManualClock,
+} from '../../src/testing/index.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { describeApiKeyStoreContract } from './api-key-store.contract.js';
-import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
-import { describeOrderBookContract } from './order-book.contract.js';
-import { describePetCatalogContract } from './pet-catalog.contract.js';
-import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
-import type { MakeStorage } from './storage-fixture.js';
-import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 // A real file per fixture, so the suites run through WAL, fsync and the group commit as a server does.
 const makeSqlite =

@@ -4,7 +4,7 @@ import { clusterSlot } from '../../src/adapters/redis/cluster-slot.js';
 import { RedisRateLimiter, rateLimitKey } from '../../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
-import { describeRateLimiterContract } from '../contracts/rate-limiter.contract.js';
+import { describeRateLimiterContract } from '../../src/testing/index.js';
 import { hasRedisCluster, useRedisCluster } from './redis-cluster-fixture.js';
 import { freshPrefix } from './redis-fixture.js';
 import { expectSixtyOfHundredAdmitted } from './shared-limit.js';

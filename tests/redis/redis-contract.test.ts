@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe } from 'vitest';
 import { RedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.js';
-import { describeRateLimiterContract } from '../contracts/rate-limiter.contract.js';
+import { describeRateLimiterContract } from '../../src/testing/index.js';
 import { freshPrefix, hasRedisServer, useRedisServer } from './redis-fixture.js';
 
 describe.skipIf(!hasRedisServer)('RedisRateLimiter on a real redis-server', () => {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KeyChange, NewApiKey } from '../../src/application/ports/api-key-store.js';
-import type { ApiKeyRecord } from '../../src/domain/api-key.js';
-import { rateLimitPolicy } from '../../src/domain/plan.js';
-import { aKeyRecord } from '../support/mothers.js';
+import type { KeyChange, NewApiKey } from '../application/ports/api-key-store.js';
+import type { ApiKeyRecord } from '../domain/api-key.js';
+import { rateLimitPolicy } from '../domain/plan.js';
+import { aKeyRecord } from './mothers.js';
 import type { MakeStorage, StorageFixture } from './storage-fixture.js';
 
 const hashOf = (n: number): string => n.toString(16).padStart(64, '0');

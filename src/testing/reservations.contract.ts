@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { petId } from '../../src/domain/pet-id.js';
-import { quantity } from '../../src/domain/quantity.js';
-import type { Reservation } from '../../src/domain/reservation.js';
-import type {
-  ReservationCommand,
-  ReservationOrder,
-  ReservationWriteResult,
-} from '../../src/domain/reservation-outcome.js';
-import { aPet } from '../support/mothers.js';
+import { petId } from '../domain/pet-id.js';
+import { quantity } from '../domain/quantity.js';
+import type { Reservation } from '../domain/reservation.js';
+import type { ReservationCommand, ReservationOrder, ReservationWriteResult } from '../domain/reservation-outcome.js';
+import { aPet } from './mothers.js';
 import { aCommand, adjustBy, setTo } from './stock-commands.contract.js';
 import { drain, type StorageFixture } from './storage-fixture.js';
 

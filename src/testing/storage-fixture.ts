@@ -1,12 +1,12 @@
-import type { ApiKeyStore } from '../../src/application/ports/api-key-store.js';
-import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
-import type { OrderBook } from '../../src/application/ports/order-book.js';
-import type { PetCatalog } from '../../src/application/ports/pet-catalog.js';
-import type { StockChangeFeed } from '../../src/application/ports/stock-change-feed.js';
-import type { StockChangeLog } from '../../src/application/ports/stock-change-log.js';
-import type { WebhookStore } from '../../src/application/ports/webhook-store.js';
-import type { InventoryItem } from '../../src/domain/inventory-item.js';
-import type { ManualClock } from '../support/manual-clock.js';
+import type { ApiKeyStore } from '../application/ports/api-key-store.js';
+import type { InventoryRepository } from '../application/ports/inventory-repository.js';
+import type { OrderBook } from '../application/ports/order-book.js';
+import type { PetCatalog } from '../application/ports/pet-catalog.js';
+import type { StockChangeFeed } from '../application/ports/stock-change-feed.js';
+import type { StockChangeLog } from '../application/ports/stock-change-log.js';
+import type { WebhookStore } from '../application/ports/webhook-store.js';
+import type { InventoryItem } from '../domain/inventory-item.js';
+import type { ManualClock } from './manual-clock.js';
 
 /** The storage ports of one adapter, sharing one store, as the composition root wires them. */
 export interface StorageFixture {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { petId } from '../../src/domain/pet-id.js';
-import { anOrder, aPet, INT64_MAX } from '../support/mothers.js';
+import { petId } from '../domain/pet-id.js';
+import { anOrder, aPet, INT64_MAX } from './mothers.js';
 import { failingStream, type MakeStorage, pausedStream, type StorageFixture, streamOf } from './storage-fixture.js';
 
 /** The OrderBook contract, run over every storage adapter. */

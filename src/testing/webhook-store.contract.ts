@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LeasedDelivery, NewWebhookEndpoint, Settlement } from '../../src/application/ports/webhook-store.js';
-import { quantity } from '../../src/domain/quantity.js';
-import { STOCK_EVENT_TYPES } from '../../src/domain/stock-event.js';
-import { aPet } from '../support/mothers.js';
+import type { LeasedDelivery, NewWebhookEndpoint, Settlement } from '../application/ports/webhook-store.js';
+import { quantity } from '../domain/quantity.js';
+import { STOCK_EVENT_TYPES } from '../domain/stock-event.js';
+import { aPet } from './mothers.js';
 import { aCommand, adjustBy, setTo } from './stock-commands.contract.js';
 import type { MakeStorage, StorageFixture } from './storage-fixture.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/application/ports/clock.js';
+import type { Clock } from '../application/ports/clock.js';
 
 /** A clock that moves only when told, so tests need no sleeps. */
 export class ManualClock implements Clock {

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PetCatalog, StockedPet } from '../../src/application/ports/pet-catalog.js';
-import { PET_NAME_MAX, PHOTO_URL_MAX, TAG_NAME_MAX, TAGS_MAX } from '../../src/domain/pet.js';
-import { petId } from '../../src/domain/pet-id.js';
-import { quantity } from '../../src/domain/quantity.js';
-import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import type { PetCatalog, StockedPet } from '../application/ports/pet-catalog.js';
+import { PET_NAME_MAX, PHOTO_URL_MAX, TAG_NAME_MAX, TAGS_MAX } from '../domain/pet.js';
+import { petId } from '../domain/pet-id.js';
+import { quantity } from '../domain/quantity.js';
+import { aPet, INT64_MAX, INT64_MIN } from './mothers.js';
 import {
   drain,
   failingStream,

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { InventoryItem } from '../../src/domain/inventory-item.js';
-import { petId } from '../../src/domain/pet-id.js';
-import { quantity } from '../../src/domain/quantity.js';
-import type { StockChange } from '../../src/domain/stock-change.js';
-import type { IdempotencyClaim, StockCommand } from '../../src/domain/stock-command.js';
-import type { StockWriteResult } from '../../src/domain/stock-outcome.js';
-import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import type { InventoryItem } from '../domain/inventory-item.js';
+import { petId } from '../domain/pet-id.js';
+import { quantity } from '../domain/quantity.js';
+import type { StockChange } from '../domain/stock-change.js';
+import type { IdempotencyClaim, StockCommand } from '../domain/stock-command.js';
+import type { StockWriteResult } from '../domain/stock-outcome.js';
+import { aPet, INT64_MAX, INT64_MIN } from './mothers.js';
 import { describeReservationsContract } from './reservations.contract.js';
 import { describeStockCommandsContract } from './stock-commands.contract.js';
 import { drain, type MakeStorage, type StorageFixture } from './storage-fixture.js';

@@ -1,10 +1,10 @@
-import type { NewPet } from '../../src/application/ports/pet-catalog.js';
-import { type ApiKeyRecord, DEFAULT_SCOPES } from '../../src/domain/api-key.js';
-import type { Order } from '../../src/domain/order.js';
-import { type PetId, petId } from '../../src/domain/pet-id.js';
-import type { PetStatus } from '../../src/domain/pet-status.js';
-import { PLAN_POLICIES } from '../../src/domain/plan.js';
-import { quantity } from '../../src/domain/quantity.js';
+import type { NewPet } from '../application/ports/pet-catalog.js';
+import { type ApiKeyRecord, DEFAULT_SCOPES } from '../domain/api-key.js';
+import type { Order } from '../domain/order.js';
+import { type PetId, petId } from '../domain/pet-id.js';
+import type { PetStatus } from '../domain/pet-status.js';
+import { PLAN_POLICIES } from '../domain/plan.js';
+import { quantity } from '../domain/quantity.js';
 
 /** Object mothers: valid values with defaults, so a test names only what it is about. */
 export const aPet = (id: bigint | number, overrides: Partial<Omit<NewPet, 'id'>> = {}): NewPet => ({

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
-import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../src/domain/ban.js';
-import { PLAN_POLICIES, type RateLimitPolicy, rateLimitPolicy } from '../../src/domain/plan.js';
-import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
-import type { RateLimitStanding } from '../../src/domain/rate-limit-standing.js';
-import { ManualClock } from '../support/manual-clock.js';
+import type { RateLimiter } from '../application/ports/rate-limiter.js';
+import { type BanPolicy, DEFAULT_BAN_POLICY } from '../domain/ban.js';
+import { PLAN_POLICIES, type RateLimitPolicy, rateLimitPolicy } from '../domain/plan.js';
+import type { RateLimitDecision } from '../domain/rate-limit.js';
+import type { RateLimitStanding } from '../domain/rate-limit-standing.js';
+import { ManualClock } from './manual-clock.js';
 
 export interface LimiterFixture {
   readonly limiter: RateLimiter;

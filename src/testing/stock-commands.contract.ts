@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { petId } from '../../src/domain/pet-id.js';
-import { quantity } from '../../src/domain/quantity.js';
-import type { StockCommand, StockOrder } from '../../src/domain/stock-command.js';
-import { aPet } from '../support/mothers.js';
+import { petId } from '../domain/pet-id.js';
+import { quantity } from '../domain/quantity.js';
+import type { StockCommand, StockOrder } from '../domain/stock-command.js';
+import { aPet } from './mothers.js';
 import type { StorageFixture } from './storage-fixture.js';
 
 const AT = Date.UTC(2026, 5, 1, 12, 0, 0);

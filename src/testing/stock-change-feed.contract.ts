@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FEED_START, type FeedPosition, isBefore } from '../../src/domain/feed-cursor.js';
-import { quantity } from '../../src/domain/quantity.js';
-import { aPet } from '../support/mothers.js';
+import { FEED_START, type FeedPosition, isBefore } from '../domain/feed-cursor.js';
+import { quantity } from '../domain/quantity.js';
+import { aPet } from './mothers.js';
 import { aCommand, adjustBy, setTo } from './stock-commands.contract.js';
 import type { MakeStorage, StorageFixture } from './storage-fixture.js';
 
