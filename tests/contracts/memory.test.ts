@@ -1,41 +1,43 @@
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
-import type { MakeStorage } from '../../src/testing/index.js';
 import {
   describeApiKeyStoreContract,
-  describeInventoryRepositoryContract,
-  describeOrderBookContract,
-  describePetCatalogContract,
   describeRateLimiterContract,
-  describeStockChangeFeedContract,
-  describeWebhookStoreContract,
+  describeStorageContract,
+  type MakeStorage,
   ManualClock,
 } from '../../src/testing/index.js';
+
+const runner = { describe, it, beforeEach, afterEach };
 
 const makeMemory: MakeStorage = async () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   return { ...createMemoryAdapters(clock), clock, close: async () => {} };
 };
 
-describeInventoryRepositoryContract('memory', makeMemory);
-describePetCatalogContract('memory', makeMemory);
-describeStockChangeFeedContract('memory', makeMemory);
-describeWebhookStoreContract('memory', makeMemory);
-describeOrderBookContract('memory', makeMemory);
-describeApiKeyStoreContract('memory', makeMemory);
+describeStorageContract('memory', makeMemory, runner);
 // The cache in front of a store must keep the store's contract (its revocations seen at once).
-describeApiKeyStoreContract('cached memory', async () => {
-  const clock = new ManualClock();
-  const memory = createMemoryAdapters(clock);
-  return {
-    ...memory,
-    clock,
-    keys: new CachedApiKeyStore(memory.keys, new ManualClock(), { ttlMs: 500 }),
+describeApiKeyStoreContract(
+  'cached memory',
+  async () => {
+    const clock = new ManualClock();
+    const memory = createMemoryAdapters(clock);
+    return {
+      ...memory,
+      clock,
+      keys: new CachedApiKeyStore(memory.keys, new ManualClock(), { ttlMs: 500 }),
+      close: async () => {},
+    };
+  },
+  runner,
+);
+describeRateLimiterContract(
+  'memory',
+  async (clock, banPolicy) => ({
+    limiter: new MemoryRateLimiter(clock, { banPolicy }),
     close: async () => {},
-  };
-});
-describeRateLimiterContract('memory', async (clock, banPolicy) => ({
-  limiter: new MemoryRateLimiter(clock, { banPolicy }),
-  close: async () => {},
-}));
+  }),
+  runner,
+);

@@ -1,14 +1,5 @@
-import { describe } from 'vitest';
-import type { MakeStorage } from '../../src/testing/index.js';
-import {
-  describeApiKeyStoreContract,
-  describeInventoryRepositoryContract,
-  describeOrderBookContract,
-  describePetCatalogContract,
-  describeStockChangeFeedContract,
-  describeWebhookStoreContract,
-  ManualClock,
-} from '../../src/testing/index.js';
+import { afterEach, beforeEach, describe, it } from 'vitest';
+import { describeStorageContract, type MakeStorage, ManualClock } from '../../src/testing/index.js';
 import { hasPostgresServer, usePostgresServer } from '../postgres/postgres-fixture.js';
 
 // One real server for the file, a new database for each test: the suites run through the pool, the
@@ -34,10 +25,5 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
     };
   };
 
-  describeInventoryRepositoryContract('postgres', makePostgres);
-  describePetCatalogContract('postgres', makePostgres);
-  describeStockChangeFeedContract('postgres', makePostgres);
-  describeWebhookStoreContract('postgres', makePostgres);
-  describeOrderBookContract('postgres', makePostgres);
-  describeApiKeyStoreContract('postgres', makePostgres);
+  describeStorageContract('postgres', makePostgres, { describe, it, beforeEach, afterEach });
 });

@@ -1,14 +1,6 @@
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorageOptions } from '../../src/adapters/sqlite/sqlite-storage.js';
-import type { MakeStorage } from '../../src/testing/index.js';
-import {
-  describeApiKeyStoreContract,
-  describeInventoryRepositoryContract,
-  describeOrderBookContract,
-  describePetCatalogContract,
-  describeStockChangeFeedContract,
-  describeWebhookStoreContract,
-  ManualClock,
-} from '../../src/testing/index.js';
+import { describeStorageContract, type MakeStorage, ManualClock } from '../../src/testing/index.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
 
 // A real file per fixture, so the suites run through WAL, fsync and the group commit as a server does.
@@ -38,10 +30,5 @@ for (const [adapter, writer] of [
   ['sqlite', 'inline'],
   ['sqlite worker', 'worker'],
 ] as const) {
-  describeInventoryRepositoryContract(adapter, makeSqlite(writer));
-  describePetCatalogContract(adapter, makeSqlite(writer));
-  describeStockChangeFeedContract(adapter, makeSqlite(writer));
-  describeWebhookStoreContract(adapter, makeSqlite(writer));
-  describeOrderBookContract(adapter, makeSqlite(writer));
-  describeApiKeyStoreContract(adapter, makeSqlite(writer));
+  describeStorageContract(adapter, makeSqlite(writer), { describe, it, beforeEach, afterEach });
 }
