@@ -18,7 +18,14 @@ function newKey(record: ApiKeyRecord, hash: string): NewApiKey {
   return { ...fields, hash };
 }
 
-/** The ApiKeyStore contract, run over every storage adapter. */
+/**
+ * The ApiKeyStore contract, run over every storage adapter: keys found by hash and id with every field
+ * kept, revocation, rolls, expiry, last use, and the audit trail of every change.
+ *
+ * @param adapter - the name the suite is reported under
+ * @param make - a fresh, empty store for each test
+ * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
+ */
 export function describeApiKeyStoreContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   const { describe, it } = runner;
   describe(`ApiKeyStore contract: ${adapter}`, () => {

@@ -49,7 +49,14 @@ async function afterOf(result: Promise<StockWriteResult>): Promise<InventoryItem
   return { ...written.change.after, reserved: written.reserved };
 }
 
-/** The InventoryRepository (and StockChangeLog) contract, run over every storage adapter. */
+/**
+ * The InventoryRepository (and StockChangeLog) contract, run over every storage adapter: the list, the
+ * stamp, writes with versions and idempotency claims, adjustments and batches, reservations, history.
+ *
+ * @param adapter - the name the suite is reported under
+ * @param make - a fresh, empty store for each test
+ * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
+ */
 export function describeInventoryRepositoryContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   const { describe, it } = runner;
   describe(`InventoryRepository contract: ${adapter}`, () => {

@@ -4,7 +4,13 @@ import { anOrder, aPet, INT64_MAX } from './mothers.js';
 import { failingStream, freshStorePerTest, type MakeStorage, pausedStream, streamOf } from './storage-fixture.js';
 import type { TestRunner } from './test-runner.js';
 
-/** The OrderBook contract, run over every storage adapter. */
+/**
+ * The OrderBook contract, run over every storage adapter: orders listed by id, added all or none.
+ *
+ * @param adapter - the name the suite is reported under
+ * @param make - a fresh, empty store for each test
+ * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
+ */
 export function describeOrderBookContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   const { describe, it } = runner;
   describe(`OrderBook contract: ${adapter}`, () => {

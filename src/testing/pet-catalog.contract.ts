@@ -28,7 +28,14 @@ async function exported(pets: PetCatalog): Promise<{ pets: StockedPet[]; chunkSi
 
 const ids = (pets: readonly { readonly id: bigint }[]): bigint[] => pets.map((p) => p.id);
 
-/** The PetCatalog contract, run over every storage adapter. */
+/**
+ * The PetCatalog contract, run over every storage adapter: pets kept exact, added all or none (from a
+ * stream too), refused past the domain's limits, and exported in the shape `addStream` takes back.
+ *
+ * @param adapter - the name the suite is reported under
+ * @param make - a fresh, empty store for each test
+ * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
+ */
 export function describePetCatalogContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   const { describe, it } = runner;
   describe(`PetCatalog contract: ${adapter}`, () => {

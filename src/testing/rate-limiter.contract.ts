@@ -10,7 +10,9 @@ import type { TestRunner } from './test-runner.js';
 
 /** One limiter under test, and how to release what it holds once the test is done. */
 export interface LimiterFixture {
+  /** The limiter under test. */
   readonly limiter: RateLimiter;
+  /** Releases what it holds (connections, keys); called after each test. */
   close(): Promise<void>;
 }
 

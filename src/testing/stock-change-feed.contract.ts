@@ -5,7 +5,14 @@ import { aCommand, adjustBy, aPet, setTo } from './mothers.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
 import type { TestRunner } from './test-runner.js';
 
-/** The StockChangeFeed contract, run over every storage adapter. */
+/**
+ * The StockChangeFeed contract, run over every storage adapter: every change of every pet in order,
+ * paged from a position without repeats or gaps.
+ *
+ * @param adapter - the name the suite is reported under
+ * @param make - a fresh, empty store for each test
+ * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
+ */
 export function describeStockChangeFeedContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   const { describe, it } = runner;
   describe(`StockChangeFeed contract: ${adapter}`, () => {

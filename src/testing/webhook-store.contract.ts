@@ -38,7 +38,14 @@ const failed = (atMs: number, nextAttemptMs: number | null, disableEndpoint = fa
   disableEndpoint,
 });
 
-/** The WebhookStore contract (outbox, routing, leases), run over every storage adapter. */
+/**
+ * The WebhookStore contract, run over every storage adapter: endpoints, the outbox of committed
+ * changes, routing, one lease per pet's queue, retries, giving up, and forgetting settled deliveries.
+ *
+ * @param adapter - the name the suite is reported under
+ * @param make - a fresh, empty store for each test
+ * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
+ */
 export function describeWebhookStoreContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   const { describe, it } = runner;
   describe(`WebhookStore contract: ${adapter}`, () => {
