@@ -16,6 +16,15 @@ module.exports = {
       to: { pathNot: '^src/(application|domain)' },
     },
     {
+      name: 'testing-checks-ports-through-the-core-alone',
+      comment:
+        'src/testing (petstore-inventory/testing) imports only src/domain, src/application, itself and node: modules ' +
+        '(node:assert): no adapter, so that a third party runs it over its own; no package, no test runner (the caller passes it in).',
+      severity: 'error',
+      from: { path: '^src/testing' },
+      to: { pathNot: '^src/(domain|application|testing)/', dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'inversify-only-at-the-root',
       comment: 'The container is wired in src/composition and src/main.ts only.',
       severity: 'error',

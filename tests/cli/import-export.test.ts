@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CATEGORY_NAME_MAX, PET_NAME_MAX, PHOTO_URL_MAX, PHOTO_URLS_MAX, TAGS_MAX } from '../../src/domain/pet.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { type CliHarness, cliHarness, expectRefused } from './cli-harness.js';
 
 let cli: CliHarness;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpAppDeps } from '../../src/adapters/http/create-http-app.js';
-import { aPet } from '../support/mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import { type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 import { TEST_SERVERS } from './support/openapi-contract.js';
 

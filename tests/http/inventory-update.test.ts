@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { type ApiResponse, gate, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const errorOf = (response: ApiResponse): { code: string; message: string } => JSON.parse(response.text);

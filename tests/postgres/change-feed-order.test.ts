@@ -2,8 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { FEED_START } from '../../src/domain/feed-cursor.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aCommand, setTo } from '../contracts/stock-commands.contract.js';
-import { aPet } from '../support/mothers.js';
+import { aCommand, aPet, setTo } from '../../src/testing/index.js';
 import { hasPostgresServer, usePostgresServer } from './postgres-fixture.js';
 
 describe.skipIf(!hasPostgresServer)('the change feed on PostgreSQL, with transactions committing out of order', () => {

@@ -6,8 +6,8 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { aPet } from '../../src/testing/index.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
-import { aPet } from './mothers.js';
 import { startService } from './service-process.js';
 import { webhookAdminOf } from './webhook-admin.js';
 

@@ -6,7 +6,7 @@ import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore, type InventoryCore } from '../../src/application/inventory-core.js';
 import { type ConnectionLimits, listen, type RunningServer } from '../../src/composition/http-server.js';
-import { ManualClock } from './manual-clock.js';
+import { ManualClock } from '../../src/testing/index.js';
 
 /** The app over memory storage, served by the service's own `listen`, as `npm start` serves it. */
 export interface ListeningApp {

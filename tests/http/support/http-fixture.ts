@@ -19,7 +19,7 @@ import type { StockChangeLog } from '../../../src/application/ports/stock-change
 import type { Scope } from '../../../src/domain/api-key.js';
 import type { Order } from '../../../src/domain/order.js';
 import type { Plan, RateLimitPolicy } from '../../../src/domain/plan.js';
-import { ManualClock } from '../../support/manual-clock.js';
+import { ManualClock } from '../../../src/testing/index.js';
 import { expectMatchesDocument, type ReceivedResponse, TEST_SERVERS } from './openapi-contract.js';
 
 /** When getPetById goes in the test apps: half a year after the clock's start. */

@@ -1,15 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { petId } from '../../src/domain/pet-id.js';
-import { quantity } from '../../src/domain/quantity.js';
-import type { Reservation } from '../../src/domain/reservation.js';
-import type {
-  ReservationCommand,
-  ReservationOrder,
-  ReservationWriteResult,
-} from '../../src/domain/reservation-outcome.js';
-import { aPet } from '../support/mothers.js';
-import { aCommand, adjustBy, setTo } from './stock-commands.contract.js';
+import assert from 'node:assert/strict';
+import { petId } from '../domain/pet-id.js';
+import { quantity } from '../domain/quantity.js';
+import type { Reservation } from '../domain/reservation.js';
+import type { ReservationCommand, ReservationOrder, ReservationWriteResult } from '../domain/reservation-outcome.js';
+import { assertMatches } from './assert-match.js';
+import { aCommand, adjustBy, aPet, setTo } from './mothers.js';
 import { drain, type StorageFixture } from './storage-fixture.js';
+import type { TestRunner } from './test-runner.js';
 
 const MINUTE = 60_000;
 
@@ -17,8 +14,12 @@ const MINUTE = 60_000;
  * The InventoryRepository contract's reservations: reserve against what is available, commit, release,
  * expire at the store's clock, idempotent repeats and the refusals. Called inside
  * describeInventoryRepositoryContract, with its store.
+ *
+ * @param store - the store of the running test
+ * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }`
  */
-export function describeReservationsContract(store: () => StorageFixture): void {
+export function describeReservationsContract(store: () => StorageFixture, runner: TestRunner): void {
+  const { describe, it } = runner;
   /** A reservation write at the store's clock, by key_a. */
   const write = (order: ReservationOrder, overrides: Partial<ReservationCommand> = {}) =>
     store().inventory.writeReservation({
@@ -43,36 +44,37 @@ export function describeReservationsContract(store: () => StorageFixture): void 
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       const now = store().clock.nowMs();
       const r = held(await reserve(1n, 3, 10 * MINUTE));
-      expect(r).toEqual({
-        id: expect.stringMatching(/^res_[0-9a-f]{32}$/),
+      assert.match(r.id, /^res_[0-9a-f]{32}$/);
+      assert.deepEqual(r, {
+        id: r.id,
         petId: 1n,
         quantity: 3,
         state: 'held',
         createdAtMs: now,
         expiresAtMs: now + 10 * MINUTE,
       });
-      expect(await entry(1n)).toEqual({
+      assert.deepEqual(await entry(1n), {
         item: { petId: 1n, quantity: 5, status: 'available', reserved: 3 },
         version: 2,
       });
-      expect((await drain(store().inventory.list())).items).toEqual([
+      assert.deepEqual((await drain(store().inventory.list())).items, [
         { petId: 1n, quantity: 5, status: 'available', reserved: 3 },
       ]);
-      expect(await store().inventory.getReservation(r.id)).toEqual(r);
-      expect(await history(1n)).toEqual([]);
+      assert.deepEqual(await store().inventory.getReservation(r.id), r);
+      assert.deepEqual(await history(1n), []);
     });
 
     it('refuses more than is available with insufficient_stock, and an unknown pet with pet_not_found, holding nothing', async () => {
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       held(await reserve(1n, 3));
       const stamp = await store().inventory.stamp();
-      expect(await reserve(1n, 3)).toMatchObject({
+      assertMatches(await reserve(1n, 3), {
         ok: false,
         error: { code: 'insufficient_stock', refusal: { petId: 1n, quantity: 3, available: 2 } },
       });
-      expect(await reserve(404n, 1)).toMatchObject({ ok: false, error: { code: 'pet_not_found' } });
-      expect(await entry(1n)).toMatchObject({ item: { reserved: 3 }, version: 2 });
-      expect(await store().inventory.stamp()).toBe(stamp);
+      assertMatches(await reserve(404n, 1), { ok: false, error: { code: 'pet_not_found' } });
+      assertMatches(await entry(1n), { item: { reserved: 3 }, version: 2 });
+      assert.equal(await store().inventory.stamp(), stamp);
     });
 
     it('refuses a stale ifVersion with the current one', async () => {
@@ -84,7 +86,7 @@ export function describeReservationsContract(store: () => StorageFixture): void 
         ttlMs: MINUTE,
         ifVersion: [7],
       } as const;
-      expect(await write(order)).toMatchObject({
+      assertMatches(await write(order), {
         ok: false,
         error: { code: 'precondition_failed', refusal: { currentVersion: 1 } },
       });
@@ -93,9 +95,9 @@ export function describeReservationsContract(store: () => StorageFixture): void 
     it('never holds more than there is: 20 reservations of 1 at once on 5 give exactly 5', async () => {
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       const results = await Promise.all(Array.from({ length: 20 }, () => reserve(1n, 1)));
-      expect(results.filter((r) => r.ok)).toHaveLength(5);
-      expect(results.filter((r) => !r.ok && r.error.code === 'insufficient_stock')).toHaveLength(15);
-      expect(await entry(1n)).toMatchObject({ item: { quantity: 5, reserved: 5 }, version: 6 });
+      assert.equal(results.filter((r) => r.ok).length, 5);
+      assert.equal(results.filter((r) => !r.ok && r.error.code === 'insufficient_stock').length, 15);
+      assertMatches(await entry(1n), { item: { quantity: 5, reserved: 5 }, version: 6 });
     });
   });
 
@@ -104,40 +106,41 @@ export function describeReservationsContract(store: () => StorageFixture): void 
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       const r = held(await reserve(1n, 5));
       const committed = held(await commit(r.id));
-      expect(committed).toEqual({ ...r, state: 'committed' });
-      expect(await entry(1n)).toEqual({ item: { petId: 1n, quantity: 0, status: 'sold', reserved: 0 }, version: 3 });
-      expect((await history(1n)).map((c) => [c.kind, c.before.quantity, c.after.quantity, c.actor])).toEqual([
-        ['reservation_commit', 5, 0, 'key_a'],
-      ]);
-      expect(await commit(r.id)).toEqual({ ok: true, value: { reservation: committed, replayed: false } });
-      expect(await history(1n)).toHaveLength(1);
-      expect(await entry(1n)).toMatchObject({ version: 3 });
-      expect(await release(r.id)).toMatchObject({ ok: false, error: { code: 'reservation_committed' } });
+      assert.deepEqual(committed, { ...r, state: 'committed' });
+      assert.deepEqual(await entry(1n), { item: { petId: 1n, quantity: 0, status: 'sold', reserved: 0 }, version: 3 });
+      assert.deepEqual(
+        (await history(1n)).map((c) => [c.kind, c.before.quantity, c.after.quantity, c.actor]),
+        [['reservation_commit', 5, 0, 'key_a']],
+      );
+      assert.deepEqual(await commit(r.id), { ok: true, value: { reservation: committed, replayed: false } });
+      assert.equal((await history(1n)).length, 1);
+      assertMatches(await entry(1n), { version: 3 });
+      assertMatches(await release(r.id), { ok: false, error: { code: 'reservation_committed' } });
     });
 
     it('releases: what is reserved is available again; a repeat answers the same; a commit after it is refused', async () => {
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       const r = held(await reserve(1n, 2));
-      expect(held(await release(r.id))).toEqual({ ...r, state: 'released' });
-      expect(await entry(1n)).toEqual({
+      assert.deepEqual(held(await release(r.id)), { ...r, state: 'released' });
+      assert.deepEqual(await entry(1n), {
         item: { petId: 1n, quantity: 5, status: 'available', reserved: 0 },
         version: 3,
       });
-      expect(held(await release(r.id)).state).toBe('released');
-      expect(await commit(r.id)).toMatchObject({ ok: false, error: { code: 'reservation_released' } });
-      expect(await history(1n)).toEqual([]);
+      assert.equal(held(await release(r.id)).state, 'released');
+      assertMatches(await commit(r.id), { ok: false, error: { code: 'reservation_released' } });
+      assert.deepEqual(await history(1n), []);
     });
 
     it('answers reservation_not_found for an unknown id', async () => {
-      expect(await commit('res_00000000000000000000000000000000')).toMatchObject({
+      assertMatches(await commit('res_00000000000000000000000000000000'), {
         ok: false,
         error: { code: 'reservation_not_found' },
       });
-      expect(await release('res_00000000000000000000000000000000')).toMatchObject({
+      assertMatches(await release('res_00000000000000000000000000000000'), {
         ok: false,
         error: { code: 'reservation_not_found' },
       });
-      expect(await store().inventory.getReservation('res_00000000000000000000000000000000')).toBeUndefined();
+      assert.equal(await store().inventory.getReservation('res_00000000000000000000000000000000'), undefined);
     });
   });
 
@@ -148,21 +151,21 @@ export function describeReservationsContract(store: () => StorageFixture): void 
       held(await reserve(1n, 1, 2 * MINUTE));
       store().clock.advance(MINUTE - 1);
       const before = await store().inventory.stamp();
-      expect(await entry(1n)).toMatchObject({ item: { reserved: 3 }, version: 3 });
+      assertMatches(await entry(1n), { item: { reserved: 3 }, version: 3 });
       store().clock.advance(1);
-      expect(await entry(1n)).toMatchObject({ item: { reserved: 1 }, version: 4 });
-      expect((await drain(store().inventory.list())).items).toMatchObject([{ reserved: 1 }]);
-      expect(await store().inventory.stamp()).not.toBe(before);
+      assertMatches(await entry(1n), { item: { reserved: 1 }, version: 4 });
+      assertMatches((await drain(store().inventory.list())).items, [{ reserved: 1 }]);
+      assert.notEqual(await store().inventory.stamp(), before);
     });
 
     it('refuses the commit of an expired hold with reservation_expired; its release answers it expired', async () => {
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       const r = held(await reserve(1n, 2, MINUTE));
       store().clock.advance(MINUTE);
-      expect(await commit(r.id)).toMatchObject({ ok: false, error: { code: 'reservation_expired' } });
-      expect(held(await release(r.id)).state).toBe('expired');
-      expect(await entry(1n)).toMatchObject({ item: { quantity: 5, reserved: 0 } });
-      expect(await history(1n)).toEqual([]);
+      assertMatches(await commit(r.id), { ok: false, error: { code: 'reservation_expired' } });
+      assert.equal(held(await release(r.id)).state, 'expired');
+      assertMatches(await entry(1n), { item: { quantity: 5, reserved: 0 } });
+      assert.deepEqual(await history(1n), []);
     });
 
     it('marks lapsed holds expired in the purge, changing nothing a reader sees', async () => {
@@ -173,11 +176,11 @@ export function describeReservationsContract(store: () => StorageFixture): void 
       store().clock.advance(MINUTE);
       const seen = [await entry(1n), await entry(2n)];
       const marked = await store().inventory.expireReservations(store().clock.nowMs(), 100);
-      expect(marked).toBe(2);
-      expect([await entry(1n), await entry(2n)]).toEqual(seen);
-      expect(await store().inventory.getReservation(lapsing.id)).toMatchObject({ state: 'expired' });
-      expect(await store().inventory.getReservation(staying.id)).toMatchObject({ state: 'held' });
-      expect(await store().inventory.expireReservations(store().clock.nowMs(), 100)).toBe(0);
+      assert.equal(marked, 2);
+      assert.deepEqual([await entry(1n), await entry(2n)], seen);
+      assertMatches(await store().inventory.getReservation(lapsing.id), { state: 'expired' });
+      assertMatches(await store().inventory.getReservation(staying.id), { state: 'held' });
+      assert.equal(await store().inventory.expireReservations(store().clock.nowMs(), 100), 0);
     });
 
     it('lets a write of the pet count only the holds still held, after some lapsed', async () => {
@@ -185,7 +188,7 @@ export function describeReservationsContract(store: () => StorageFixture): void 
       held(await reserve(1n, 4, MINUTE));
       store().clock.advance(MINUTE);
       const result = await store().inventory.write(aCommand([setTo(1n, 1)], { atMs: store().clock.nowMs() }));
-      expect(result).toMatchObject({ ok: true, value: { entries: [{ reserved: 0, version: 4 }] } });
+      assertMatches(result, { ok: true, value: { entries: [{ reserved: 0, version: 4 }] } });
     });
   });
 
@@ -194,27 +197,27 @@ export function describeReservationsContract(store: () => StorageFixture): void 
       await store().pets.addAll([aPet(1, { quantity: quantity(5) }), aPet(2)]);
       held(await reserve(1n, 3));
       const at = { atMs: store().clock.nowMs() };
-      expect(await store().inventory.write(aCommand([setTo(1n, 2)], at))).toMatchObject({
+      assertMatches(await store().inventory.write(aCommand([setTo(1n, 2)], at)), {
         ok: false,
         error: { code: 'quantity_below_reserved', refusals: [{ quantity: 2, reserved: 3 }] },
       });
-      expect(await store().inventory.write(aCommand([setTo(2n, 9), setTo(1n, 0)], at))).toMatchObject({
+      assertMatches(await store().inventory.write(aCommand([setTo(2n, 9), setTo(1n, 0)], at)), {
         ok: false,
         error: { code: 'quantity_below_reserved', refusals: [{ index: 1 }] },
       });
-      expect(await store().inventory.write(aCommand([setTo(1n, 3)], at))).toMatchObject({ ok: true });
-      expect(await entry(2n)).toMatchObject({ item: { quantity: 5 }, version: 1 });
+      assertMatches(await store().inventory.write(aCommand([setTo(1n, 3)], at)), { ok: true });
+      assertMatches(await entry(2n), { item: { quantity: 5 }, version: 1 });
     });
 
     it('lets an adjustment take only what is available, else insufficient_stock', async () => {
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       held(await reserve(1n, 3));
       const at = { atMs: store().clock.nowMs() };
-      expect(await store().inventory.write(aCommand([adjustBy(1n, -3)], at))).toMatchObject({
+      assertMatches(await store().inventory.write(aCommand([adjustBy(1n, -3)], at)), {
         ok: false,
         error: { code: 'insufficient_stock', refusals: [{ quantity: 5, delta: -3, reserved: 3 }] },
       });
-      expect(await store().inventory.write(aCommand([adjustBy(1n, -2)], at))).toMatchObject({
+      assertMatches(await store().inventory.write(aCommand([adjustBy(1n, -2)], at)), {
         ok: true,
         value: { entries: [{ change: { after: { quantity: 3 } }, reserved: 3 }] },
       });
@@ -232,26 +235,26 @@ export function describeReservationsContract(store: () => StorageFixture): void 
     it('replays a reserve to its retry, the same reservation, holding nothing more', async () => {
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       const first = held(await reserve(1n, 2, MINUTE, { idempotency: claim('r1') }));
-      expect(await reserve(1n, 2, MINUTE, { idempotency: claim('r1') })).toEqual({
+      assert.deepEqual(await reserve(1n, 2, MINUTE, { idempotency: claim('r1') }), {
         ok: true,
         value: { reservation: first, replayed: true },
       });
-      expect(await entry(1n)).toMatchObject({ item: { reserved: 2 }, version: 2 });
+      assertMatches(await entry(1n), { item: { reserved: 2 }, version: 2 });
     });
 
     it('replays a refusal, and refuses the key on another request, a stock write included', async () => {
       await store().pets.addAll([aPet(1, { quantity: quantity(1) })]);
       await reserve(1n, 2, MINUTE, { idempotency: claim('r2') });
-      expect(await reserve(1n, 2, MINUTE, { idempotency: claim('r2') })).toMatchObject({
+      assertMatches(await reserve(1n, 2, MINUTE, { idempotency: claim('r2') }), {
         ok: false,
         error: { code: 'insufficient_stock', replayed: true },
       });
-      expect(await reserve(1n, 1, MINUTE, { idempotency: claim('r2', 'another body') })).toMatchObject({
+      assertMatches(await reserve(1n, 1, MINUTE, { idempotency: claim('r2', 'another body') }), {
         ok: false,
         error: { code: 'idempotency_key_reused' },
       });
       const patch = aCommand([setTo(1n, 4)], { atMs: store().clock.nowMs(), idempotency: claim('r2', 'PATCH') });
-      expect(await store().inventory.write(patch)).toMatchObject({
+      assertMatches(await store().inventory.write(patch), {
         ok: false,
         error: { code: 'idempotency_key_reused' },
       });
