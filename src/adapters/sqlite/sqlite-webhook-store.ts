@@ -7,8 +7,8 @@ import type {
   Settlement,
   WebhookStore,
 } from '../../application/ports/webhook-store.js';
+import { deliveriesOf, eventsColumn } from '../../domain/stock-event-json.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
-import { deliveriesOf, eventsColumn } from '../shared/stock-event-json.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
