@@ -15,7 +15,10 @@ export class MissingPeerError extends Error {
     /** The packages it needs that are not installed. */
     readonly missing: readonly string[],
   ) {
-    super(`${subpath} needs ${missing.join(', ')}, not installed: run npm install ${missing.join(' ')}`);
+    super(
+      `${subpath} needs ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not installed: ` +
+        `npm install ${missing.join(' ')}`,
+    );
   }
 }
 
