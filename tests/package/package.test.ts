@@ -1,12 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installLine, linkPackages, npm, packTarball, projectWith } from '../support/packed-package.js';
+import { installLine, linkPackages, npm, packTarball, projectWith, root } from '../support/packed-package.js';
 import { readmeOutput, writeReadmeExample } from '../support/readme-example.js';
 import { childEnv } from '../support/service-process.js';
 
@@ -41,16 +41,21 @@ process.on('exit', () => {
 });
 `;
 
+let work: string;
+let tarball: string;
+
+// One pack for the whole file: it builds dist again (prepack), the longest step.
+beforeAll(async () => {
+  ({ dir: work, tarball } = await packTarball());
+}, 180_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
 describe('the packed package, installed alone in a new project', () => {
-  let work: string;
-  let tarball: string;
   let project: string;
 
   beforeAll(async () => {
-    ({ dir: work, tarball } = await packTarball());
     project = await projectWith(tarball, join(work, 'app'));
-  }, 180_000);
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  }, 120_000);
 
   it('holds dist, README, LICENSE and package.json only', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
@@ -189,4 +194,47 @@ describe('the packed package, installed alone in a new project', () => {
       if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
     }
   }, 60_000);
+});
+
+/** Every folder of examples/ with a package.json: each is run the same way, by its `npm test`. */
+const EXAMPLES = join(root, 'examples');
+const examples = existsSync(EXAMPLES)
+  ? readdirSync(EXAMPLES).filter((name) => existsSync(join(EXAMPLES, name, 'package.json')))
+  : [];
+
+describe('the examples, each over the packed package', () => {
+  it('include the Hono service over SQLite', () => {
+    expect(examples).toContain('hono-sqlite');
+  });
+
+  it.each(examples)(
+    '%s passes its own tests (npm test)',
+    async (name) => {
+      const dir = join(work, 'examples', name);
+      cpSync(join(EXAMPLES, name), dir, { recursive: true, filter: (path) => !path.includes('node_modules') });
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+        devDependencies?: Record<string, string>;
+      };
+      const others = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter(
+        (dep) => dep !== 'petstore-inventory',
+      );
+      const absent = others.filter((dep) => !existsSync(join(root, 'node_modules', dep)));
+      expect(absent, 'packages an example uses must be devDependencies of the checkout').toEqual([]);
+      // The tarball is installed as npm would install it from the registry; the rest (drivers, the
+      // framework) is linked from the checkout: no registry, no native build.
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify({ ...manifest, dependencies: {}, devDependencies: {} }, undefined, 2),
+      );
+      await npm(dir, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball]);
+      linkPackages(dir, others);
+      const result = await npm(dir, ['test']).catch((error: { stdout: string; stderr: string }) => {
+        throw new Error(`npm test failed in examples/${name}:\n${error.stdout}\n${error.stderr}`);
+      });
+      expect(result.stdout).toMatch(/# pass [1-9]/);
+    expect(result.stdout).toMatch(/# fail 0/);
+    },
+    180_000,
+  );
 });
