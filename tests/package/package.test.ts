@@ -233,7 +233,7 @@ describe('the examples, each over the packed package', () => {
         throw new Error(`npm test failed in examples/${name}:\n${error.stdout}\n${error.stderr}`);
       });
       expect(result.stdout).toMatch(/# pass [1-9]/);
-    expect(result.stdout).toMatch(/# fail 0/);
+      expect(result.stdout).toMatch(/# fail 0/);
     },
     180_000,
   );
