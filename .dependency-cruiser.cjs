@@ -47,6 +47,13 @@ module.exports = {
       'pino',
       'node',
     ]),
+    {
+      name: 'koa-serves-no-docs-page',
+      comment: "The API reference page (and Scalar) is the server's: createHttpApp takes it as `pages`.",
+      severity: 'error',
+      from: { path: '^src/adapters/http/index\\.ts$' },
+      to: { reachable: true, path: '^src/adapters/http/docs-(page|routes)\\.ts$' },
+    },
     subpath('client', 'src/client/index.ts', '^src/(client/|adapters/shared/peer-packages\\.ts$)', ['lossless-json']),
     subpath('server', 'src/composition/index.ts', '^src/', [...Object.keys(peerDependencies), 'node']),
     {
