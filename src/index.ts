@@ -187,15 +187,19 @@ export type { RateLimitDecision, RateLimitOutcome, SubjectState, WindowReport } 
 export { admitRequest, newSubjectState } from './domain/rate-limit.js';
 export type { RateLimitStanding, WindowStanding } from './domain/rate-limit-standing.js';
 export { headlineOf, standingOf } from './domain/rate-limit-standing.js';
-export type { Reservation, ReservationState } from './domain/reservation.js';
+export type { Lapse, Reservation, ReservationState } from './domain/reservation.js';
 export {
   DEFAULT_TTL_SECONDS,
+  holdsAt,
   isReservationId,
+  lapseOf,
   RESERVATION_STATES,
   reservationAt,
   stateAt,
   TTL_MAX_SECONDS,
 } from './domain/reservation.js';
+export type { ReservationDecision, ReservationWriteInput, ReservedEntry } from './domain/reservation-decision.js';
+export { decideReservationWrite } from './domain/reservation-decision.js';
 export type {
   ReservationCommand,
   ReservationOrder,
@@ -224,6 +228,8 @@ export type { ClaimFound, StockDecision, StockWriteInput, StoredClaim } from './
 export { answerFromClaim, decideStockWrite } from './domain/stock-decision.js';
 export type { StockEventType, Subscription } from './domain/stock-event.js';
 export { eventsOf, STOCK_EVENT_TYPES } from './domain/stock-event.js';
+export type { PlannedDelivery } from './domain/stock-event-json.js';
+export { deliveriesOf, stockEventJson } from './domain/stock-event-json.js';
 export type {
   CommittedStock,
   StockOutcome,
