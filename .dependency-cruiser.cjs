@@ -35,8 +35,8 @@ module.exports = {
       to: { dependencyTypesNot: ['local', 'type-only'] },
     },
     subpath('core', 'src/index.ts', CORE, []),
-    subpath('sqlite', 'src/adapters/sqlite/index.ts', `${CORE}|^src/adapters/(sqlite|shared)/`, ['better-sqlite3']),
-    subpath('postgres', 'src/adapters/postgres/index.ts', `${CORE}|^src/adapters/(postgres|shared)/`, ['pg']),
+    subpath('sqlite', 'src/adapters/sqlite/index.ts', `${CORE}|^src/adapters/(sqlite|sql|shared)/`, ['better-sqlite3']),
+    subpath('postgres', 'src/adapters/postgres/index.ts', `${CORE}|^src/adapters/(postgres|sql|shared)/`, ['pg']),
     subpath('redis', 'src/adapters/redis/index.ts', `${CORE}|^src/adapters/(redis|shared)/`, ['ioredis']),
     subpath('koa', 'src/adapters/http/index.ts', `${CORE}|^src/adapters/(http|shared)/`, [
       'koa',
@@ -90,7 +90,18 @@ module.exports = {
         'An adapter depends on ports and the domain, not on another adapter (the root wires them); shared/ and web/ (the platform clock, Web Crypto) serve them all.',
       severity: 'error',
       from: { path: '^src/adapters/([^/]+)/' },
-      to: { path: '^src/adapters/', pathNot: ['^src/adapters/$1/', '^src/adapters/(shared|web)/'] },
+      to: {
+        path: '^src/adapters/',
+        pathNot: ['^src/adapters/$1/', '^src/adapters/(shared|web)/', '^src/adapters/sql/'],
+      },
+    },
+    {
+      name: 'sql-rows-are-the-sql-stores',
+      comment:
+        'src/adapters/sql holds what the SQLite and PostgreSQL stores share (columns, stored outcomes): theirs alone.',
+      severity: 'error',
+      from: { pathNot: '^src/adapters/(sqlite|postgres|sql)/' },
+      to: { path: '^src/adapters/sql/' },
     },
     {
       name: 'no-circular',

@@ -20,7 +20,7 @@ import {
   type LeaseRow,
   leasedOfRow,
   stateAfter,
-} from '../shared/webhook-columns.js';
+} from '../sql/webhook-columns.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { changeOfRow, type PetChangeRow } from './postgres-stock-change-feed.js';
 

@@ -21,7 +21,7 @@ import {
   type LeaseRow,
   leasedOfRow,
   stateAfter,
-} from '../shared/webhook-columns.js';
+} from '../sql/webhook-columns.js';
 import { changeOfRow, type FeedRow } from './sqlite-stock-change-feed.js';
 import { COLUMNS } from './sqlite-stock-change-log.js';
 
