@@ -188,7 +188,10 @@ describe('the packed package, installed alone in a new project', () => {
       process.kill(-(child.pid as number), 'SIGTERM');
       // The service drained and closed its stores: it logs so only at the end of a clean stop. npx
       // itself ends by the signal.
-      await stopped;
+      await Promise.race([
+        stopped,
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`no clean stop within 20 s:\n${out}`)), 20_000)),
+      ]);
       expect(['0 null', 'null SIGTERM']).toContain(await exited);
     } finally {
       if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
