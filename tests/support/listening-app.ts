@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../src/adapters/http/create-http-app.js';
+import { docsPages } from '../../src/adapters/http/docs-routes.js';
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore, type InventoryCore } from '../../src/application/inventory-core.js';
@@ -32,6 +33,8 @@ export async function startListeningApp(options: ListeningAppOptions = {}): Prom
   const app = createHttpApp({
     ...core,
     clock,
+    // As the server serves it: with the API reference page.
+    pages: [docsPages],
     readiness: () => true,
     options: {
       sunsetAt: new Date('2027-06-30T00:00:00Z'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeOutcome, encodeOutcome } from '../../src/adapters/shared/stock-outcome-json.js';
+import { decodeOutcome, encodeOutcome } from '../../src/adapters/sql/stock-outcome-json.js';
 import { stockLevel } from '../../src/domain/inventory-item.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';

@@ -7,8 +7,8 @@ import type {
   WebhookStore,
 } from '../../application/ports/webhook-store.js';
 import { takeTurns } from '../../domain/delivery-turns.js';
+import { deliveriesOf, type PlannedDelivery } from '../../domain/stock-event-json.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
-import { deliveriesOf, type PlannedDelivery } from '../shared/stock-event-json.js';
 import type { MemoryStore } from './memory-store.js';
 
 interface StoredEndpoint {

@@ -6,8 +6,8 @@ import type {
   Settlement,
   WebhookStore,
 } from '../../application/ports/webhook-store.js';
+import { deliveriesOf, eventsColumn } from '../../domain/stock-event-json.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
-import { deliveriesOf, eventsColumn } from '../shared/stock-event-json.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -20,7 +20,7 @@ import {
   type LeaseRow,
   leasedOfRow,
   stateAfter,
-} from '../shared/webhook-columns.js';
+} from '../sql/webhook-columns.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { changeOfRow, type PetChangeRow } from './postgres-stock-change-feed.js';
 

@@ -7,8 +7,8 @@ import type {
   Settlement,
   WebhookStore,
 } from '../../application/ports/webhook-store.js';
+import { deliveriesOf, eventsColumn } from '../../domain/stock-event-json.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
-import { deliveriesOf, eventsColumn } from '../shared/stock-event-json.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -21,7 +21,7 @@ import {
   type LeaseRow,
   leasedOfRow,
   stateAfter,
-} from '../shared/webhook-columns.js';
+} from '../sql/webhook-columns.js';
 import { changeOfRow, type FeedRow } from './sqlite-stock-change-feed.js';
 import { COLUMNS } from './sqlite-stock-change-log.js';
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'lossless-json';
 import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
+import { docsPages } from '../../../src/adapters/http/docs-routes.js';
 import { inventoryJsonSourceOf } from '../../../src/adapters/http/inventory-json-source.js';
 import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
 import { KeyUseRecorder } from '../../../src/adapters/shared/key-use-recorder.js';
@@ -110,6 +111,8 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     keyUses,
     // A store that writes its own list JSON (SQLite) is used as the server uses it, unless wrapped.
     inventoryJson: options.inventory === undefined ? inventoryJsonSourceOf(storage.inventory) : undefined,
+    // As the server serves it: with the API reference page.
+    pages: [docsPages],
     readiness: () => state.ready,
     options: {
       sunsetAt: options.sunsetAt ?? TEST_SUNSET_AT,

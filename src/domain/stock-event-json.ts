@@ -1,6 +1,6 @@
-import type { StockChange } from '../../domain/stock-change.js';
-import { eventsOf, type StockEventType } from '../../domain/stock-event.js';
-import { deliveryIdOf, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
+import type { StockChange } from './stock-change.js';
+import { eventsOf, type StockEventType } from './stock-event.js';
+import { deliveryIdOf, type WebhookEndpoint } from './webhook-endpoint.js';
 
 /**
  * The body of a webhook (DESIGN 4.5): the type, the change's time, and the change. The ids are bigints
