@@ -157,12 +157,14 @@ export class LedgerInventory {
 
   /**
    * Every change after `after`, oldest first: a change's id is its position in the ledger plus one, and
-   * every position is in transaction 0.
-   * @param {FeedPosition} after @param {number} limit @returns {Promise<readonly FeedEntry[]>}
+   * every position is in transaction 0. A position the ledger never gave (another transaction, or an id
+   * past the last change) is `undefined`, so that a forged cursor is refused instead of read as "nothing
+   * new" for ever.
+   * @param {FeedPosition} after @param {number} limit @returns {Promise<readonly FeedEntry[] | undefined>}
    */
   async changesAfter(after, limit) {
-    if (after.txn > 0n) return [];
-    const start = after.id < 0n ? 0 : Number(after.id);
+    if (after.txn !== 0n || after.id < 0n || after.id > BigInt(this.ledger.changes.length)) return undefined;
+    const start = Number(after.id);
     return this.ledger.changes
       .slice(start, start + limit)
       .map((change) => ({ change, position: { txn: 0n, id: change.id } }));
