@@ -1,8 +1,10 @@
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
+import { describeInventoryFiltersContract } from './inventory-filters.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
@@ -17,6 +19,7 @@ const makeMemory: MakeStorage = async () => {
 };
 
 describeInventoryRepositoryContract('memory', makeMemory);
+describeInventoryFiltersContract('memory', makeMemory, { describe, it, beforeEach, afterEach });
 describePetCatalogContract('memory', makeMemory);
 describeStockChangeFeedContract('memory', makeMemory);
 describeWebhookStoreContract('memory', makeMemory);

@@ -1,7 +1,8 @@
-import { describe } from 'vitest';
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { hasPostgresServer, usePostgresServer } from '../postgres/postgres-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
+import { describeInventoryFiltersContract } from './inventory-filters.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
@@ -33,6 +34,7 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
   };
 
   describeInventoryRepositoryContract('postgres', makePostgres);
+  describeInventoryFiltersContract('postgres', makePostgres, { describe, it, beforeEach, afterEach });
   describePetCatalogContract('postgres', makePostgres);
   describeStockChangeFeedContract('postgres', makePostgres);
   describeWebhookStoreContract('postgres', makePostgres);

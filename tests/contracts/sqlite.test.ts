@@ -1,7 +1,9 @@
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorageOptions } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
+import { describeInventoryFiltersContract } from './inventory-filters.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
@@ -37,6 +39,7 @@ for (const [adapter, writer] of [
   ['sqlite worker', 'worker'],
 ] as const) {
   describeInventoryRepositoryContract(adapter, makeSqlite(writer));
+  describeInventoryFiltersContract(adapter, makeSqlite(writer), { describe, it, beforeEach, afterEach });
   describePetCatalogContract(adapter, makeSqlite(writer));
   describeStockChangeFeedContract(adapter, makeSqlite(writer));
   describeWebhookStoreContract(adapter, makeSqlite(writer));
