@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import type { AccessLogger } from '../adapters/http/access-log.js';
+import { readConsoleBundle } from '../adapters/http/console-page.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
@@ -67,6 +68,7 @@ export const httpModule = (
           ...(metrics === undefined ? {} : { metrics }),
           ...(accessLogger === undefined ? {} : { accessLogger }),
           ...(tracing === undefined ? {} : { tracing }),
+          console: readConsoleBundle(),
           options: {
             sunsetAt: config.sunsetAt,
             deprecatedAt: config.deprecatedAt,

@@ -6,6 +6,7 @@ import { grants, type Principal } from '../../domain/api-key.js';
 import { PLAN_POLICIES } from '../../domain/plan.js';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import { headlineOf } from '../../domain/rate-limit-standing.js';
+import { CONSOLE_PATHS } from './console-page.js';
 import { DOCS_PATHS } from './docs-page.js';
 import { sendError } from './error-response.js';
 import type { HttpContext, HttpMiddleware } from './http-context.js';
@@ -39,8 +40,11 @@ export const API_BASE_PATH = '/v1';
 /** The OpenAPI document: readable without a key (tools fetch it), yet limited like every /v1 request. */
 export const OPEN_API_PATHS: ReadonlySet<string> = new Set([`${API_BASE_PATH}/openapi.json`]);
 
-/** What needs no key, yet is limited (per client address, without one): the document and the docs page. */
-const isOpenPath = (path: string): boolean => OPEN_API_PATHS.has(path) || DOCS_PATHS.has(path);
+/** The pages outside the API that the guard limits per client address: the docs and the console. */
+const isPagePath = (path: string): boolean => DOCS_PATHS.has(path) || CONSOLE_PATHS.has(path);
+
+/** What needs no key, yet is limited (per client address, without one): the document and the pages. */
+const isOpenPath = (path: string): boolean => OPEN_API_PATHS.has(path) || isPagePath(path);
 
 /** Where a key reads its own limits: answered from a peek at the limiter, never counted. */
 export const RATE_LIMIT_PATH = `${API_BASE_PATH}/rate_limit`;
@@ -51,7 +55,7 @@ const BEARER = /^bearer +(\S+)$/i;
 const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`) || path === API_BASE_PATH;
 
 /** What the guard limits: the API, and the docs page, whose renderer is megabytes a request. */
-const isLimitedPath = (path: string): boolean => isApiPath(path) || DOCS_PATHS.has(path);
+const isLimitedPath = (path: string): boolean => isApiPath(path) || isPagePath(path);
 
 /** Who the request acts as, or why it acts as nobody. */
 type Caller = Principal | 'unauthorized' | 'key_expired';

@@ -5,6 +5,8 @@ import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
 import { type AccessLogger, accessLog } from './access-log.js';
 import { apiGuard, type KeyUseSink } from './api-guard.js';
+import type { ConsoleBundle } from './console-page.js';
+import { addConsoleRoutes } from './console-routes.js';
 import { addDocsRoutes } from './docs-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
@@ -97,6 +99,8 @@ export interface HttpAppDeps extends HttpUseCases {
   readonly metrics?: HttpMetrics;
   /** Names each request's trace by its route template and marks its key id. None when absent. */
   readonly tracing?: RequestTracing;
+  /** The stock console's bundle: with it, GET /console serves the page (readConsoleBundle). None when absent. */
+  readonly console?: ConsoleBundle;
   readonly options: HttpAppOptions;
 }
 
@@ -162,6 +166,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   addOrderRoutes(router, deps.listOrders);
   addRateLimitRoute(router);
   addDocsRoutes(router);
+  if (deps.console !== undefined) addConsoleRoutes(router, deps.console);
   if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
 
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
