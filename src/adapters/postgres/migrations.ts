@@ -225,6 +225,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX pets_by_status ON pets (status, id);
   CREATE INDEX pets_by_spare ON pets ((quantity - held), id);
+  CREATE INDEX pets_by_status_spare ON pets (status, (quantity - held), id);
   `,
 ];
 

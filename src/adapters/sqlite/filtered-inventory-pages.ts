@@ -46,8 +46,9 @@ interface ShapeStatements<Row> {
  *   each), and the page is the first of them by id;
  * - with maxAvailable, the page first walks the pets after `after` in id order, at most a budget of
  *   them; if the walk filled no page, the rest comes from `pets_by_spare` (quantity - held, at most
- *   what is available), which holds the pets of low stock apart from the others, from where the walk
- *   stopped on. What is available is then checked exactly (a hold may have lapsed unmarked).
+ *   what is available), which holds the pets of low stock apart from the others, or with statuses from
+ *   `pets_by_status_spare` (the same within each status), from where the walk stopped on. What is
+ *   available is then checked exactly (a hold may have lapsed unmarked).
  * Either way the page is exact: the first `size` entries after `after` that match, in id order.
  */
 export class FilteredInventoryPages<Row> {
@@ -114,6 +115,8 @@ export class FilteredInventoryPages<Row> {
     // without holds (nearly every pet) needs nothing else.
     const lowStock = `quantity - held <= @max AND (held = 0 OR quantity - (${this.reserved}) <= @max)`;
     const walk = `SELECT * FROM pets WHERE ${after} ORDER BY id LIMIT @budget`;
+    // With statuses, the index that holds each status's low stock apart: only the pets of both are read.
+    const lowStockIndex = statuses === undefined ? 'pets_by_spare' : 'pets_by_status_spare';
     return {
       // The walked rows keep the table's name, so the columns' expressions read them as they read pets.
       first: prepare(
@@ -125,7 +128,7 @@ export class FilteredInventoryPages<Row> {
         )
         .raw(),
       rest: prepare(
-        `SELECT ${this.columns} FROM pets INDEXED BY pets_by_spare WHERE id > @after AND ${ofStatus} AND ${lowStock} ORDER BY id LIMIT @size`,
+        `SELECT ${this.columns} FROM pets INDEXED BY ${lowStockIndex} WHERE id > @after AND ${ofStatus} AND ${lowStock} ORDER BY id LIMIT @size`,
       ),
     };
   }
