@@ -1,4 +1,4 @@
-import { html, render } from 'lit';
+import { html, render } from 'lit/html.js';
 import { ConsoleApp } from './console-app.js';
 import type { ConsoleState } from './console-state.js';
 import { petView } from './pet-view.js';

@@ -1,4 +1,4 @@
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { ConsoleApp } from './console-app.js';
 import type { Change, ConsoleState, PetPanel } from './console-state.js';
 import { field, noteView, onSubmit } from './stock-views.js';

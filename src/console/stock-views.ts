@@ -1,4 +1,4 @@
-import { html, nothing, type TemplateResult } from 'lit';
+import { html, nothing, type TemplateResult } from 'lit/html.js';
 import type { ConsoleApp } from './console-app.js';
 import type { ConsoleState, Limits, Note, PetStatus } from './console-state.js';
 

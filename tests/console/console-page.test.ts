@@ -83,6 +83,7 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
         clerk: { plan: 'business' },
         auditor: { plan: 'business', scopes: ['inventory:read'] },
         other: { plan: 'business' },
+        thrifty: { plan: 'free' },
       }),
       launchChromium(),
     ]);
@@ -291,6 +292,24 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/Saved: quantity 21/);
     expect(visit.errors).toEqual([]);
+    await visit.close();
+  });
+
+  it('on a 429 says when it will try again, and sends nothing more until then', async () => {
+    const key = service.keys.thrifty as string;
+    // Spend the free key's minute through the API first.
+    for (let i = 0; i < 60; i += 1) await (await service.api(key, '/inventory?limit=1')).arrayBuffer();
+    const visit = await visitConsole(browser, service.url);
+    const { page } = visit;
+    await signIn(visit, key);
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toMatch(/The API asked us to slow down: trying again in [1-9][0-9]* s, at /);
+    const asked = () => visit.requests.filter((url) => new URL(url).pathname.startsWith('/v1/inventory')).length;
+    const before = asked();
+    await page.waitForTimeout(3_000);
+    expect(before).toBe(1);
+    expect(asked()).toBe(1);
     await visit.close();
   });
 
