@@ -21,9 +21,16 @@ const view = (state: ConsoleState, app: ConsoleApp) =>
         ${state.pause === undefined ? '' : html`<p class="note conflict" role="status">${state.pause.message}</p>`}
         ${filterView(state, app)} ${tableView(state, app)} ${petView(state, app)}`;
 
+/** The pet shown at the last draw: when another one opens, the focus goes to its heading. */
+let shownPet: bigint | undefined;
+
 const app: ConsoleApp = new ConsoleApp((state) => {
   render(view(state, app), root);
   chart.show(document.getElementById('quantity-chart'), state.pet?.history);
+  const pet = state.pet?.item.petId;
+  // A keyboard user lands on the pet they opened, and its forms are the next Tab away.
+  if (pet !== undefined && pet !== shownPet) document.getElementById('pet-title')?.focus();
+  shownPet = pet;
 });
 app.update({});
 void app.resume();

@@ -54,7 +54,7 @@ export function petView(state: ConsoleState, app: ConsoleApp): TemplateResult | 
   if (pet === undefined) return nothing;
   const { item } = pet;
   return html`<section class="pet" aria-labelledby="pet-title">
-    <h2 id="pet-title">Pet ${String(item.petId)}</h2>
+    <h2 id="pet-title" tabindex="-1">Pet ${String(item.petId)}</h2>
     <dl class="numbers">
       <div><dt>On hand</dt><dd data-field="quantity">${item.quantity}</dd></div>
       <div><dt>Reserved</dt><dd data-field="reserved">${item.reserved}</dd></div>
