@@ -11,15 +11,17 @@
  * PostgreSQL's planner picks its plan by its statistics: the run analyzes the table after filling it, as
  * autovacuum does within a minute of a bulk load.
  *
- * Usage: node --import tsx bench/list-filters.ts [pets=1000000] [sqlite|postgres|both=both] [rounds=15]
+ * Usage: node --import tsx bench/list-filters.ts [pets=1000000] [sqlite|postgres|both|memory=both] [rounds=15]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { createMemoryAdapters } from '../src/adapters/memory/memory-adapters.js';
 import { openPostgresStorage } from '../src/adapters/postgres/postgres-storage.js';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
+import { systemClock } from '../src/adapters/system/system-clock.js';
 import type { InventoryQuery, InventoryRepository } from '../src/application/ports/inventory-repository.js';
 import type { NewPet, PetCatalog } from '../src/application/ports/pet-catalog.js';
 import { petId } from '../src/domain/pet-id.js';
@@ -175,5 +177,13 @@ async function postgres(): Promise<void> {
   }
 }
 
+/** Memory filters by a walk of the ids (see MemoryInventoryRepository.list): no index to skip by. */
+async function memory(): Promise<void> {
+  const store = createMemoryAdapters(systemClock);
+  await fill(store.pets);
+  await measure('memory', store.inventory);
+}
+
+if (storesArg === 'memory') await memory();
 if (storesArg === 'sqlite' || storesArg === 'both') await sqlite();
 if (storesArg === 'postgres' || storesArg === 'both') await postgres();
