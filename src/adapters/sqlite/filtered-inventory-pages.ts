@@ -7,7 +7,7 @@ import type { PetId } from '../../domain/pet-id.js';
  * when the filter matches many pets, the walk fills the page at once; when it matches few, the index
  * finds them without reading the others (see `page`).
  */
-export const WALK_BUDGET_PER_ENTRY = 8;
+const WALK_BUDGET_PER_ENTRY = 8;
 const WALK_BUDGET_MIN = 1_024;
 
 /** Whether `query` narrows the list by status or by what is available, beyond paging. */
