@@ -1,3 +1,4 @@
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
@@ -7,6 +8,7 @@ import { describeInventoryRepositoryContract } from './inventory-repository.cont
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
 import { describeRateLimiterContract } from './rate-limiter.contract.js';
+import { describeReservationHoldsContract } from './reservation-holds.contract.js';
 import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 import { describeWebhookStoreContract } from './webhook-store.contract.js';
@@ -22,6 +24,7 @@ describeStockChangeFeedContract('memory', makeMemory);
 describeWebhookStoreContract('memory', makeMemory);
 describeOrderBookContract('memory', makeMemory);
 describeApiKeyStoreContract('memory', makeMemory);
+describeReservationHoldsContract('memory', makeMemory, { describe, it, beforeEach, afterEach });
 // The cache in front of a store must keep the store's contract (its revocations seen at once).
 describeApiKeyStoreContract('cached memory', async () => {
   const clock = new ManualClock();

@@ -1,10 +1,11 @@
-import { describe } from 'vitest';
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { hasPostgresServer, usePostgresServer } from '../postgres/postgres-fixture.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
+import { describeReservationHoldsContract } from './reservation-holds.contract.js';
 import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 import { describeWebhookStoreContract } from './webhook-store.contract.js';
@@ -38,4 +39,5 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
   describeWebhookStoreContract('postgres', makePostgres);
   describeOrderBookContract('postgres', makePostgres);
   describeApiKeyStoreContract('postgres', makePostgres);
+  describeReservationHoldsContract('postgres', makePostgres, { describe, it, beforeEach, afterEach });
 });

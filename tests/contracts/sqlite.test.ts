@@ -1,3 +1,4 @@
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorageOptions } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -5,6 +6,7 @@ import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
+import { describeReservationHoldsContract } from './reservation-holds.contract.js';
 import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 import { describeWebhookStoreContract } from './webhook-store.contract.js';
@@ -42,4 +44,5 @@ for (const [adapter, writer] of [
   describeWebhookStoreContract(adapter, makeSqlite(writer));
   describeOrderBookContract(adapter, makeSqlite(writer));
   describeApiKeyStoreContract(adapter, makeSqlite(writer));
+  describeReservationHoldsContract(adapter, makeSqlite(writer), { describe, it, beforeEach, afterEach });
 }

@@ -220,6 +220,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX webhook_deliveries_settled ON webhook_deliveries (created_at_ms) WHERE state <> 'pending';
   `,
+  // 9: as SQLite's step 10: each key's held reservations by expiry, for its limit and its operator.
+  `
+  CREATE INDEX reservations_held_by_key ON reservations (actor, expires_at_ms) WHERE state = 'held';
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */
