@@ -4,6 +4,7 @@ import { parseCommandLine } from './command-line.js';
 import { keysCreate, keysList, keysRevoke } from './key-commands.js';
 import { keysAudit, keysExpire, keysRoll, keysShow } from './key-lifecycle-commands.js';
 import { Progress } from './progress.js';
+import { reservationsList, reservationsRelease } from './reservation-commands.js';
 import { ordersImport, petsAdd, petsExport, petsImport } from './store-commands.js';
 import { webhooksAdd, webhooksDeliveries, webhooksEnable, webhooksList, webhooksRemove } from './webhook-commands.js';
 
@@ -18,9 +19,37 @@ export interface CliIo {
   readonly stderrIsTerminal?: boolean;
 }
 
-const processIo: CliIo = {
+/** Whether the reader of stdout has gone (EPIPE): what is left of the result is dropped. */
+let stdoutClosed = false;
+
+const isBrokenPipe = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'EPIPE';
+
+/**
+ * Writes to the process's stdout. A reader that stops early (`petstore keys list | head`) closes the pipe:
+ * that is its choice, not a failure, so the command ends as it would have, with its exit code and no
+ * `error: write EPIPE`, and writes nothing more. Other write errors still fail the command.
+ */
+function writeStdout(text: string): undefined | Promise<void> {
+  if (stdoutClosed) return undefined;
+  if (process.stdout.listenerCount('error') === 0) {
+    process.stdout.on('error', (error) => {
+      if (!isBrokenPipe(error)) throw error;
+      stdoutClosed = true;
+    });
+  }
   // Waits for 'drain' once the stream's buffer is full, so a large export never piles up in memory.
-  stdout: (text) => (process.stdout.write(text) ? undefined : once(process.stdout, 'drain').then(() => undefined)),
+  if (process.stdout.write(text)) return undefined;
+  return once(process.stdout, 'drain').then(
+    () => undefined,
+    (error: unknown) => {
+      if (!isBrokenPipe(error)) throw error;
+      stdoutClosed = true;
+    },
+  );
+}
+
+const processIo: CliIo = {
+  stdout: writeStdout,
   stderr: (text) => process.stderr.write(text),
   get stderrIsTerminal() {
     return process.stderr.isTTY === true;
@@ -39,13 +68,15 @@ const COMMANDS: readonly AdminCommand[] = [
   petsImport,
   petsExport,
   ordersImport,
+  reservationsList,
+  reservationsRelease,
   webhooksAdd,
   webhooksList,
   webhooksRemove,
   webhooksEnable,
   webhooksDeliveries,
 ];
-const GROUPS = ['keys', 'pets', 'orders', 'webhooks'] as const;
+const GROUPS = ['keys', 'pets', 'orders', 'reservations', 'webhooks'] as const;
 const HELP_WORDS = ['--help', '-h', 'help'];
 
 const TOP_HELP = `Usage: petstore <command> [options]
@@ -105,8 +136,10 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps, i
     return 0;
   }
   const given = line.value.positionals;
-  if (given.length !== command.positionals.length) {
-    const wanted = command.positionals.length === 0 ? 'no arguments' : command.positionals.join(' ');
+  const optional = command.optionalPositionals ?? [];
+  if (given.length < command.positionals.length || given.length > command.positionals.length + optional.length) {
+    const names = [...command.positionals, ...optional.map((name) => `[${name}]`)];
+    const wanted = names.length === 0 ? 'no arguments' : names.join(' ');
     return refuse(`"${command.name}" takes ${wanted}, got ${given.length === 0 ? 'none' : given.join(' ')}`);
   }
   const progress = new Progress(io.stderrIsTerminal === true ? (text) => io.stderr(text) : undefined);
