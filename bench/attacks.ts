@@ -2,7 +2,8 @@
  * What the attacks of tests/e2e/connection-attacks.test.ts cost the server, measured on the checkout it
  * runs from: the well-behaved client's latency (one keyed GET every 250 ms, 10 s to answer), the server's
  * open descriptors and its resident memory, during each attack and for 8 s after it.
- * Usage: npm run bench:attacks (about two minutes; the figures are printed, docs/operations.md keeps them).
+ * Then what one key's holds cost the others (bench/hold-attacks.ts), on services of their own.
+ * Usage: npm run bench:attacks (about five minutes; the figures are printed, docs/operations.md keeps them).
  */
 import type { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -17,6 +18,7 @@ import {
   sampleUntil,
   startAttackTarget,
 } from '../tests/support/hostile-load.js';
+import { holdAttacks } from './hold-attacks.js';
 
 const PETS = 10_000;
 const MB = 1024 * 1024;
@@ -113,3 +115,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+process.stdout.write(`\n${(await holdAttacks()).join('\n')}\n`);
