@@ -4,7 +4,8 @@
  * open descriptors and its resident memory, during each attack and for 8 s after it.
  * Then what a keep-alive pool's burst, silent connections and dead webhook receivers cost (see
  * bench/pool-and-receiver-attacks.ts).
- * Usage: npm run bench:attacks (about four minutes; the figures are printed, docs/operations.md keeps them).
+ * Then what one key's holds cost the others (bench/hold-attacks.ts), on services of their own.
+ * Usage: npm run bench:attacks (about five minutes; the figures are printed, docs/operations.md keeps them).
  */
 import type { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -19,6 +20,7 @@ import {
   sampleUntil,
   startAttackTarget,
 } from '../tests/support/hostile-load.js';
+import { holdAttacks } from './hold-attacks.js';
 import { deadReceiverLines, poolAttackLines } from './pool-and-receiver-attacks.js';
 
 const PETS = 10_000;
@@ -118,3 +120,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+process.stdout.write(`\n${(await holdAttacks()).join('\n')}\n`);

@@ -40,7 +40,7 @@ export type { InventoryCore, InventoryCoreOptions, InventoryPorts } from './appl
 export { createInventoryCore } from './application/inventory-core.js';
 export type { ApiKeyStore, KeyChange, KeyRoll, KeyUse, NewApiKey } from './application/ports/api-key-store.js';
 export type { Clock } from './application/ports/clock.js';
-export type { InventoryQuery, InventoryRepository } from './application/ports/inventory-repository.js';
+export type { HoldQuery, InventoryQuery, InventoryRepository } from './application/ports/inventory-repository.js';
 export type { KeyGenerator, KeyHasher } from './application/ports/key-crypto.js';
 export type { OrderBook, OrderRefusal } from './application/ports/order-book.js';
 export type { OutageLogger } from './application/ports/outage-logger.js';
@@ -101,11 +101,14 @@ export { IssueApiKey, SYSTEM_ACTOR } from './application/use-cases/issue-api-key
 export type { ListAllStockChangesInput } from './application/use-cases/list-all-stock-changes.js';
 export { ListAllStockChanges } from './application/use-cases/list-all-stock-changes.js';
 export { ListApiKeys } from './application/use-cases/list-api-keys.js';
+export type { ListHoldsInput } from './application/use-cases/list-holds.js';
+export { HOLDS_PAGE, ListHolds } from './application/use-cases/list-holds.js';
 export { ListInventory } from './application/use-cases/list-inventory.js';
 export { KEY_AUDIT_LIMIT_MAX, ListKeyAudit } from './application/use-cases/list-key-audit.js';
 export { ListOrders } from './application/use-cases/list-orders.js';
 export type { ListStockChangesInput } from './application/use-cases/list-stock-changes.js';
 export { ListStockChanges } from './application/use-cases/list-stock-changes.js';
+export { RELEASE_BATCH, ReleaseEndedKeysHolds, ReleaseHolds } from './application/use-cases/release-holds.js';
 export type { ReserveStockInput } from './application/use-cases/reserve-stock.js';
 export { ReserveStock } from './application/use-cases/reserve-stock.js';
 export { RevokeApiKey } from './application/use-cases/revoke-api-key.js';
@@ -189,8 +192,11 @@ export type { RateLimitDecision, RateLimitOutcome, SubjectState, WindowReport } 
 export { admitRequest, newSubjectState } from './domain/rate-limit.js';
 export type { RateLimitStanding, WindowStanding } from './domain/rate-limit-standing.js';
 export { headlineOf, standingOf } from './domain/rate-limit-standing.js';
-export type { Lapse, Reservation, ReservationState } from './domain/reservation.js';
+export type { HoldLimits, KeyedReservation, Lapse, Reservation, ReservationState } from './domain/reservation.js';
 export {
+  DEFAULT_HOLD_LIMITS,
+  DEFAULT_MAX_HOLD_TTL_SECONDS,
+  DEFAULT_MAX_HOLDS_PER_KEY,
   DEFAULT_TTL_SECONDS,
   holdsAt,
   isReservationId,

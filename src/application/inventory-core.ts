@@ -1,3 +1,4 @@
+import { DEFAULT_HOLD_LIMITS, type HoldLimits, isTtlSeconds } from '../domain/reservation.js';
 import type { ApiKeyStore } from './ports/api-key-store.js';
 import type { Clock } from './ports/clock.js';
 import type { InventoryRepository } from './ports/inventory-repository.js';
@@ -21,13 +22,15 @@ import { GetPet } from './use-cases/get-pet.js';
 import { GetRateLimit } from './use-cases/get-rate-limit.js';
 import { GetReservation } from './use-cases/get-reservation.js';
 import { ImportOrders } from './use-cases/import-orders.js';
-import { IssueApiKey } from './use-cases/issue-api-key.js';
+import { IssueApiKey, SYSTEM_ACTOR } from './use-cases/issue-api-key.js';
 import { ListAllStockChanges } from './use-cases/list-all-stock-changes.js';
 import { ListApiKeys } from './use-cases/list-api-keys.js';
+import { ListHolds } from './use-cases/list-holds.js';
 import { ListInventory } from './use-cases/list-inventory.js';
 import { ListKeyAudit } from './use-cases/list-key-audit.js';
 import { ListOrders } from './use-cases/list-orders.js';
 import { ListStockChanges } from './use-cases/list-stock-changes.js';
+import { ReleaseEndedKeysHolds, ReleaseHolds } from './use-cases/release-holds.js';
 import { ReserveStock } from './use-cases/reserve-stock.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
 import { RollApiKey } from './use-cases/roll-api-key.js';
@@ -54,6 +57,8 @@ export interface InventoryPorts {
 export interface InventoryCoreOptions {
   /** How long the outcome of a write with an idempotency key is kept for its retries: 24 h. */
   readonly idempotencyTtlMs?: number;
+  /** How many reservations a key may hold at once, and for how long each: DEFAULT_HOLD_LIMITS. */
+  readonly holdLimits?: HoldLimits;
 }
 
 /** Every use case, built over one set of ports. */
@@ -71,6 +76,9 @@ export interface InventoryCore {
   readonly releaseReservation: ReleaseReservation;
   readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
   readonly expireReservations: ExpireReservations;
+  readonly listHolds: ListHolds;
+  readonly releaseHolds: ReleaseHolds;
+  readonly releaseEndedKeysHolds: ReleaseEndedKeysHolds;
   readonly authenticate: Authenticate;
   readonly admitRequest: AdmitRequest;
   readonly getRateLimit: GetRateLimit;
@@ -94,8 +102,16 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
   if (!Number.isSafeInteger(idempotencyTtlMs) || idempotencyTtlMs < 1) {
     throw new RangeError(`idempotencyTtlMs ${idempotencyTtlMs} is not a positive whole number of milliseconds`);
   }
+  const holdLimits = options.holdLimits ?? DEFAULT_HOLD_LIMITS;
+  if (!Number.isSafeInteger(holdLimits.perKey) || holdLimits.perKey < 1) {
+    throw new RangeError(`holdLimits.perKey ${holdLimits.perKey} is not a positive whole number`);
+  }
+  if (!isTtlSeconds(holdLimits.ttlMs / 1_000)) {
+    throw new RangeError(`holdLimits.ttlMs ${holdLimits.ttlMs} is not a whole number of seconds from 1 to a day`);
+  }
   // One runner for every write use case: a key still being written is known to all of them.
   const stockWrites = new StockCommandRunner(ports.inventory, ports.clock, { idempotencyTtlMs });
+  const releaseHolds = new ReleaseHolds(ports.inventory, stockWrites, ports.clock);
   return {
     listInventory: new ListInventory(ports.inventory),
     getInventoryItem: new GetInventoryItem(ports.inventory),
@@ -104,12 +120,21 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     updateStockBatch: new UpdateStockBatch(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
     listAllStockChanges: new ListAllStockChanges(ports.feed),
-    reserveStock: new ReserveStock(stockWrites),
+    reserveStock: new ReserveStock(stockWrites, holdLimits),
     getReservation: new GetReservation(ports.inventory, ports.clock),
     commitReservation: new CommitReservation(stockWrites),
     releaseReservation: new ReleaseReservation(stockWrites),
     forgetExpiredOutcomes: new ForgetExpiredOutcomes(ports.inventory, ports.clock),
     expireReservations: new ExpireReservations(ports.inventory, ports.clock),
+    listHolds: new ListHolds(ports.inventory, ports.clock),
+    releaseHolds,
+    releaseEndedKeysHolds: new ReleaseEndedKeysHolds(
+      ports.inventory,
+      ports.keys,
+      releaseHolds,
+      ports.clock,
+      SYSTEM_ACTOR,
+    ),
     authenticate: new Authenticate(ports.keys, ports.keyHasher, ports.clock),
     admitRequest: new AdmitRequest(ports.limiter),
     getRateLimit: new GetRateLimit(ports.limiter),
@@ -117,7 +142,7 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     listOrders: new ListOrders(ports.orders),
     issueApiKey: new IssueApiKey(ports.keys, ports.keyGenerator, ports.keyHasher, ports.clock),
     listApiKeys: new ListApiKeys(ports.keys),
-    revokeApiKey: new RevokeApiKey(ports.keys, ports.keyHasher, ports.clock),
+    revokeApiKey: new RevokeApiKey(ports.keys, ports.keyHasher, ports.clock, releaseHolds),
     rollApiKey: new RollApiKey(ports.keys, ports.keyGenerator, ports.keyHasher, ports.clock),
     setKeyExpiry: new SetKeyExpiry(ports.keys, ports.clock),
     getApiKey: new GetApiKey(ports.keys),

@@ -1,5 +1,11 @@
 import * as v from 'valibot';
 import { integerInRange } from '../domain/decimal-integer.js';
+import {
+  DEFAULT_MAX_HOLD_TTL_SECONDS,
+  DEFAULT_MAX_HOLDS_PER_KEY,
+  type HoldLimits,
+  TTL_MAX_SECONDS,
+} from '../domain/reservation.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http-server.js';
 
 /** Where the service runs; development alone seeds an empty database and prints a key. */
@@ -37,6 +43,8 @@ export interface Config {
   readonly keyCacheMs: number;
   /** How long the outcome of a PATCH with an Idempotency-Key is kept for its retries. */
   readonly idempotencyTtlMs: number;
+  /** How many reservations a key may hold at once, and for how long each (409/400 past either). */
+  readonly holdLimits: HoldLimits;
   /** Whether a PATCH must carry If-Match (428 without it). */
   readonly requireIfMatch: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -175,6 +183,8 @@ const EnvSchema = v.object({
   ),
   PETSTORE_KEY_CACHE_MS: v.optional(integer(0, 1_000), '500'),
   PETSTORE_IDEMPOTENCY_TTL_SECONDS: v.optional(integer(60, 604_800), '86400'),
+  PETSTORE_MAX_HOLDS_PER_KEY: v.optional(integer(1, 1_000_000), String(DEFAULT_MAX_HOLDS_PER_KEY)),
+  PETSTORE_MAX_HOLD_TTL_SECONDS: v.optional(integer(1, TTL_MAX_SECONDS), String(DEFAULT_MAX_HOLD_TTL_SECONDS)),
   PETSTORE_REQUIRE_IF_MATCH: v.optional(v.picklist(['true', 'false']), 'false'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   PETSTORE_METRICS: v.optional(v.picklist(['on', 'off']), 'on'),
@@ -274,6 +284,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
     },
     keyCacheMs: e.PETSTORE_KEY_CACHE_MS,
     idempotencyTtlMs: e.PETSTORE_IDEMPOTENCY_TTL_SECONDS * 1000,
+    holdLimits: { perKey: e.PETSTORE_MAX_HOLDS_PER_KEY, ttlMs: e.PETSTORE_MAX_HOLD_TTL_SECONDS * 1000 },
     requireIfMatch: e.PETSTORE_REQUIRE_IF_MATCH === 'true',
     logLevel: e.LOG_LEVEL,
     metrics: e.PETSTORE_METRICS === 'on',

@@ -41,7 +41,7 @@ export const coreModule = (config: Config) =>
       (inventory, changes, feed, pets, orders, keys, limiter, clock, keyGenerator, keyHasher) =>
         createInventoryCore(
           { inventory, changes, feed, pets, orders, keys, limiter, clock, keyGenerator, keyHasher },
-          { idempotencyTtlMs: config.idempotencyTtlMs },
+          { idempotencyTtlMs: config.idempotencyTtlMs, holdLimits: config.holdLimits },
         ),
     );
     bindResolved(options, TOKENS.webhookAdmin, [TOKENS.webhooks, TOKENS.clock], (webhooks, clock) =>

@@ -78,6 +78,7 @@ export const httpModule = (
             servers: config.servers,
             trustProxy: config.trustProxy,
             requireIfMatch: config.requireIfMatch,
+            holdLimits: config.holdLimits,
           },
         }),
     );

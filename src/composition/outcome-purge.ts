@@ -39,10 +39,11 @@ export function every(everyMs: number, task: () => Promise<number>, logger: Logg
  * request path and in small batches (see ForgetExpiredOutcomes, ExpireReservations), so the tables stay
  * the size of a day's keyed writes and of the holds under way. A record kept longer only costs space:
  * a retry after its expiry is treated as new either way, and an expired hold counts for nothing either
- * way. Returns the function that stops both timers.
+ * way. It also releases the holds of keys that ended (see ReleaseEndedKeysHolds). Returns the function
+ * that stops the timers.
  */
 export function startOutcomePurge(
-  core: Pick<InventoryCore, 'forgetExpiredOutcomes' | 'expireReservations'>,
+  core: Pick<InventoryCore, 'forgetExpiredOutcomes' | 'expireReservations' | 'releaseEndedKeysHolds'>,
   logger: Logger,
 ): () => void {
   const stopOutcomes = every(
@@ -59,8 +60,18 @@ export function startOutcomePurge(
     'marked lapsed reservations expired',
     'marking lapsed reservations expired failed',
   );
+  // A key revoked by the CLI releases its holds at once; one that expires, or whose roll's grace ends,
+  // has no moment that runs anything: its holds are released here, within this period of its end.
+  const stopEndedKeys = every(
+    RESERVATION_EXPIRY_EVERY_MS,
+    () => core.releaseEndedKeysHolds.execute(),
+    logger,
+    'released the holds of keys no longer in use',
+    'releasing the holds of keys no longer in use failed',
+  );
   return () => {
     stopOutcomes();
     stopReservations();
+    stopEndedKeys();
   };
 }

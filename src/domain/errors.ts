@@ -13,6 +13,8 @@ export type DomainErrorCode =
   | 'reservation_committed'
   | 'reservation_released'
   | 'reservation_expired'
+  | 'hold_limit_exceeded'
+  | 'hold_ttl_exceeded'
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
   | 'rate_limited'

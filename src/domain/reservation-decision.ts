@@ -1,6 +1,6 @@
 import { availableOf, levelOf, type StockLevel, withStock } from './inventory-item.js';
 import { type Quantity, quantity as toQuantity } from './quantity.js';
-import { type Reservation, stateAt } from './reservation.js';
+import { DEFAULT_HOLD_LIMITS, type Reservation, stateAt } from './reservation.js';
 import {
   type ReservationCommand,
   type ReservationOutcome,
@@ -24,6 +24,12 @@ export interface ReservationWriteInput {
    * lapsed holds were marked expired, so its `reserved` is every hold still held; undefined when none.
    */
   readonly entry: InventoryEntry | undefined;
+  /**
+   * How many reservations the command's actor (its key) holds at the command's time, counted inside the
+   * write's transaction so that two reserves of one key cannot both pass its limit: a reserve's; 0 for
+   * a commit or a release, which read none.
+   */
+  readonly keyHolds: number;
   /** A commit's or release's reservation, as stored (after that marking); undefined when unknown. */
   readonly reservation: Reservation | undefined;
   /** What the store found of the command's claim; undefined for a command without one. */
@@ -59,12 +65,26 @@ type Judged =
   | { readonly refusal: ReservationRefusal }
   | { readonly reservation: Reservation; readonly entry?: ReservedEntry; readonly change?: StockChange };
 
-/** A reserve holds at most what is available: on hand less what held reservations set aside. */
+/**
+ * A reserve holds at most what is available (on hand less what held reservations set aside), for no
+ * longer than its limits allow, and only while its key holds fewer reservations than they allow. The
+ * length comes first (it is the request's own, like a 400 before a 404); the key's count after the pet
+ * and its version, so that a key at its limit still learns of a missing pet or a stale ETag.
+ */
 function judgeReserve(order: ReserveOrder, input: ReservationWriteInput): Judged {
   const { entry, command } = input;
-  if (entry === undefined) return { refusal: { code: 'pet_not_found', petId: order.petId } };
+  const { petId } = order;
+  const limits = order.limits ?? DEFAULT_HOLD_LIMITS;
+  if (order.ttlMs > limits.ttlMs) {
+    const refusal = { petId, ttlSeconds: order.ttlMs / 1_000, maxSeconds: limits.ttlMs / 1_000 };
+    return { refusal: { code: 'hold_ttl_exceeded', ...refusal } };
+  }
+  if (entry === undefined) return { refusal: { code: 'pet_not_found', petId } };
   if (order.ifVersion !== undefined && !order.ifVersion.includes(entry.version)) {
-    return { refusal: { code: 'precondition_failed', petId: order.petId, currentVersion: entry.version } };
+    return { refusal: { code: 'precondition_failed', petId, currentVersion: entry.version } };
+  }
+  if (input.keyHolds >= limits.perKey) {
+    return { refusal: { code: 'hold_limit_exceeded', petId, keyId: command.actor, limit: limits.perKey } };
   }
   const available = availableOf(entry.item);
   if (order.quantity > available) {

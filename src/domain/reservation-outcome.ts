@@ -1,16 +1,20 @@
 import type { DomainError } from './errors.js';
 import type { PetId } from './pet-id.js';
 import type { Quantity } from './quantity.js';
-import type { Reservation } from './reservation.js';
+import type { HoldLimits, Reservation } from './reservation.js';
 import { fail, ok, type Result } from './result.js';
 import type { IdempotencyClaim } from './stock-command.js';
 
-/** Hold `quantity` of a pet's available stock for `ttlMs`; conditional on `ifVersion` (If-Match) when given. */
+/**
+ * Hold `quantity` of a pet's available stock for `ttlMs`, within the key's `limits` (DEFAULT_HOLD_LIMITS
+ * when absent); conditional on `ifVersion` (If-Match) when given.
+ */
 export interface ReserveOrder {
   readonly kind: 'reserve';
   readonly petId: PetId;
   readonly quantity: Quantity;
   readonly ttlMs: number;
+  readonly limits?: HoldLimits;
   readonly ifVersion?: readonly number[];
 }
 
@@ -44,6 +48,15 @@ export type ReservationRefusal =
       readonly petId: PetId;
       readonly quantity: number;
       readonly available: number;
+    }
+  /** The key already holds `limit` reservations, the most one key may hold at once. */
+  | { readonly code: 'hold_limit_exceeded'; readonly petId: PetId; readonly keyId: string; readonly limit: number }
+  /** Asked to hold for `ttlSeconds`, longer than the `maxSeconds` a reservation may hold. */
+  | {
+      readonly code: 'hold_ttl_exceeded';
+      readonly petId: PetId;
+      readonly ttlSeconds: number;
+      readonly maxSeconds: number;
     }
   | { readonly code: 'reservation_not_found'; readonly reservationId: string }
   /** A commit of a released or expired reservation, or a release of a committed one. */
@@ -82,6 +95,10 @@ export function reservationRefusalMessage(refusal: ReservationRefusal): string {
       return `the stock of pet ${refusal.petId} is at version ${refusal.currentVersion}, not the one If-Match names; read it again`;
     case 'insufficient_stock':
       return `pet ${refusal.petId} has ${refusal.available} available: ${refusal.quantity} cannot be reserved`;
+    case 'hold_limit_exceeded':
+      return `key ${refusal.keyId} holds ${refusal.limit} reservations, the most one key may hold: commit or release some first`;
+    case 'hold_ttl_exceeded':
+      return `ttlSeconds ${refusal.ttlSeconds} is longer than the ${refusal.maxSeconds} seconds a reservation may hold`;
     case 'reservation_not_found':
       return `no reservation has id ${refusal.reservationId}`;
     case 'reservation_committed':

@@ -32,6 +32,31 @@ export interface Reservation {
   readonly expiresAtMs: number;
 }
 
+/** A reservation with the id of the API key that made it: whose holds it counts among (see HoldLimits). */
+export interface KeyedReservation extends Reservation {
+  readonly keyId: string;
+}
+
+/**
+ * How much one key may hold, so that no key can set all the stock aside for long: at most `perKey`
+ * reservations held at once, each for at most `ttlMs`.
+ */
+export interface HoldLimits {
+  readonly perKey: number;
+  readonly ttlMs: number;
+}
+
+/** How many reservations a key may hold at once unless configured. */
+export const DEFAULT_MAX_HOLDS_PER_KEY = 1_000;
+
+/** How long a reservation may hold unless configured: an hour (TTL_MAX_SECONDS stays the ceiling). */
+export const DEFAULT_MAX_HOLD_TTL_SECONDS = 3_600;
+
+export const DEFAULT_HOLD_LIMITS: HoldLimits = {
+  perKey: DEFAULT_MAX_HOLDS_PER_KEY,
+  ttlMs: DEFAULT_MAX_HOLD_TTL_SECONDS * 1_000,
+};
+
 /** How long a reservation holds unless asked: 15 minutes. */
 export const DEFAULT_TTL_SECONDS = 900;
 
@@ -69,13 +94,19 @@ export const holdsAt = (reservation: Reservation, nowMs: number): boolean => sta
  * moves the entry's version by one, as its expiry already moved the version a reader was shown (see
  * InventoryRepository.get), so that marking changes nothing a reader can see.
  */
-export interface Lapse {
-  readonly expired: readonly Reservation[];
+export interface Lapse<H extends Hold = Reservation> {
+  readonly expired: readonly H[];
   readonly quantity: number;
 }
 
-/** The lapse of `holds` (a pet's reservations stored as held) at `nowMs`. */
-export function lapseOf(holds: readonly Reservation[], nowMs: number): Lapse {
+/** What the lapse of a hold looks at. */
+export type Hold = Pick<Reservation, 'id' | 'quantity' | 'state' | 'expiresAtMs'>;
+
+/**
+ * The lapse of `holds` (some of a pet's reservations stored as held: all of them, or only those whose
+ * time is up, which is all a store needs to read) at `nowMs`.
+ */
+export function lapseOf<H extends Hold>(holds: readonly H[], nowMs: number): Lapse<H> {
   const expired = holds
     .filter((hold) => hold.state === 'held' && hold.expiresAtMs <= nowMs)
     .map((hold) => ({ ...hold, state: 'expired' as const }));

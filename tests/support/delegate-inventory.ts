@@ -15,6 +15,8 @@ export const delegateInventory = (
   forgetExpiredOutcomes: (nowMs, max) => inner.forgetExpiredOutcomes(nowMs, max),
   writeReservation: (command) => inner.writeReservation(command),
   getReservation: (id) => inner.getReservation(id),
+  listHolds: (query) => inner.listHolds(query),
+  nextHolder: (after) => inner.nextHolder(after),
   expireReservations: (nowMs, max) => inner.expireReservations(nowMs, max),
   ...overrides,
 });

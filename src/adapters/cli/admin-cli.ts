@@ -4,6 +4,7 @@ import { parseCommandLine } from './command-line.js';
 import { keysCreate, keysList, keysRevoke } from './key-commands.js';
 import { keysAudit, keysExpire, keysRoll, keysShow } from './key-lifecycle-commands.js';
 import { Progress } from './progress.js';
+import { reservationsList, reservationsRelease } from './reservation-commands.js';
 import { ordersImport, petsAdd, petsExport, petsImport } from './store-commands.js';
 import { webhooksAdd, webhooksDeliveries, webhooksEnable, webhooksList, webhooksRemove } from './webhook-commands.js';
 
@@ -67,13 +68,15 @@ const COMMANDS: readonly AdminCommand[] = [
   petsImport,
   petsExport,
   ordersImport,
+  reservationsList,
+  reservationsRelease,
   webhooksAdd,
   webhooksList,
   webhooksRemove,
   webhooksEnable,
   webhooksDeliveries,
 ];
-const GROUPS = ['keys', 'pets', 'orders', 'webhooks'] as const;
+const GROUPS = ['keys', 'pets', 'orders', 'reservations', 'webhooks'] as const;
 const HELP_WORDS = ['--help', '-h', 'help'];
 
 const TOP_HELP = `Usage: petstore <command> [options]
@@ -133,8 +136,10 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps, i
     return 0;
   }
   const given = line.value.positionals;
-  if (given.length !== command.positionals.length) {
-    const wanted = command.positionals.length === 0 ? 'no arguments' : command.positionals.join(' ');
+  const optional = command.optionalPositionals ?? [];
+  if (given.length < command.positionals.length || given.length > command.positionals.length + optional.length) {
+    const names = [...command.positionals, ...optional.map((name) => `[${name}]`)];
+    const wanted = names.length === 0 ? 'no arguments' : names.join(' ');
     return refuse(`"${command.name}" takes ${wanted}, got ${given.length === 0 ? 'none' : given.join(' ')}`);
   }
   const progress = new Progress(io.stderrIsTerminal === true ? (text) => io.stderr(text) : undefined);

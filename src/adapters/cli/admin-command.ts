@@ -5,10 +5,13 @@ import type { GetApiKey } from '../../application/use-cases/get-api-key.js';
 import type { ImportOrders } from '../../application/use-cases/import-orders.js';
 import type { IssueApiKey } from '../../application/use-cases/issue-api-key.js';
 import type { ListApiKeys } from '../../application/use-cases/list-api-keys.js';
+import type { ListHolds } from '../../application/use-cases/list-holds.js';
 import type { ListKeyAudit } from '../../application/use-cases/list-key-audit.js';
+import type { ReleaseHolds } from '../../application/use-cases/release-holds.js';
 import type { RevokeApiKey } from '../../application/use-cases/revoke-api-key.js';
 import type { RollApiKey } from '../../application/use-cases/roll-api-key.js';
 import type { SetKeyExpiry } from '../../application/use-cases/set-key-expiry.js';
+import type { ReleaseReservation } from '../../application/use-cases/settle-reservation.js';
 import type { WebhookAdmin } from '../../application/webhook-core.js';
 import type { Result } from '../../domain/result.js';
 import type { CommandLine } from './command-line.js';
@@ -27,6 +30,9 @@ export interface AdminCliDeps {
   readonly addPets: AddPets;
   readonly importOrders: ImportOrders;
   readonly exportPets: ExportPets;
+  readonly listHolds: ListHolds;
+  readonly releaseHolds: ReleaseHolds;
+  readonly releaseReservation: ReleaseReservation;
   readonly webhooks: WebhookAdmin;
 }
 
@@ -56,6 +62,8 @@ export interface AdminCommand {
   readonly flags?: readonly string[];
   /** The names of the positional arguments it takes, all required. */
   readonly positionals: readonly string[];
+  /** The names of the positional arguments it may take after those; none when absent. */
+  readonly optionalPositionals?: readonly string[];
   /** Runs it; a failure is a one-line message about the input, and then nothing has been written. */
   run(line: CommandLine, deps: AdminCliDeps, io: CommandIo): Promise<Result<Printed, string>>;
 }

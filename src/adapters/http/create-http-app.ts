@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
+import type { HoldLimits } from '../../domain/reservation.js';
 import { type AccessLogger, accessLog } from './access-log.js';
 import { apiGuard, type KeyUseSink } from './api-guard.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -48,6 +49,11 @@ export interface HttpAppOptions {
    * overwrite a stock level it has not read. Default false.
    */
   readonly requireIfMatch?: boolean;
+  /**
+   * The limits on a key's holds the core was built with (InventoryCoreOptions.holdLimits), stated in the
+   * OpenAPI document; DEFAULT_HOLD_LIMITS when absent.
+   */
+  readonly holdLimits?: HoldLimits;
 }
 
 /** The use cases the HTTP surface calls: a part of the core, so `createInventoryCore(...)` fits. */
@@ -135,7 +141,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   const logger = deps.logger ?? pino({ level: 'silent' });
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   checkOptions(options, bodyLimitBytes);
-  const openApiJson = JSON.stringify(openApiDocument(options.servers, bodyLimitBytes));
+  const openApiJson = JSON.stringify(openApiDocument(options.servers, bodyLimitBytes, options.holdLimits));
 
   const app = new Koa<HttpState, RoutedContext>({ proxy: options.trustProxy, maxIpsCount: 1 });
   // Failures after the first byte (a store failing mid-list) cannot become an Error body any more:

@@ -97,16 +97,24 @@ const IN_USE =
 
 const NOT_FOUND = { description: 'reservation_not_found: no reservation has this id.', headers: REPLAYABLE };
 
-export const reserveInventory = (bodyLimitBytes: number): JsonObject => ({
+/** What a key may hold, as the service is configured: the document states its limits. */
+export interface HoldLimitsText {
+  readonly perKey: number;
+  readonly ttlSeconds: number;
+}
+
+export const reserveInventory = (bodyLimitBytes: number, holds: HoldLimitsText): JsonObject => ({
   operationId: 'reserveInventory',
   tags: ['inventory'],
   summary: 'Hold some of a pet’s available stock for a checkout',
   description:
     'Sets quantity aside from what is available (quantity - reserved) until it is committed, released, or ' +
     'ttlSeconds pass; the stock on hand does not change. Concurrent reservations never hold more than is ' +
-    'available. If-Match (optional, never required) makes it conditional on the entry’s ETag; a ' +
-    'reservation moves the entry’s version. Idempotency-Key as on updateInventory: the outcomes 201, 404, 409 ' +
-    'and 412 are stored.',
+    `available. One API key holds at most ${holds.perKey} reservations at once, each for at most ` +
+    `${holds.ttlSeconds} seconds (the service's settings); a key that is revoked, or whose roll's grace ends, ` +
+    'has its reservations released. If-Match (optional, never required) makes it conditional on the entry’s ' +
+    'ETag; a reservation moves the entry’s version. Idempotency-Key as on updateInventory: the outcomes 201, ' +
+    '400 hold_ttl_exceeded, 404, 409 and 412 are stored.',
   parameters: [PET_ID_PARAMETER, ref('parameters', 'IfMatch'), ref('parameters', 'IdempotencyKey')],
   requestBody: { required: true, content: jsonContent(ref('schemas', 'ReservationRequest')) },
   responses: responses({
@@ -119,11 +127,16 @@ export const reserveInventory = (bodyLimitBytes: number): JsonObject => ({
       description:
         'invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not JSON, not ' +
         `an object, lacks quantity, quantity is not an integer from 1 to ${QUANTITY_MAX}, ttlSeconds is not an ` +
-        `integer from 1 to ${TTL_MAX_SECONDS}, or it has another field; invalid_idempotency_key; invalid_if_match.`,
+        `integer from 1 to ${TTL_MAX_SECONDS}, or it has another field; invalid_idempotency_key; invalid_if_match; ` +
+        `hold_ttl_exceeded: ttlSeconds is more than the ${holds.ttlSeconds} a reservation may hold here (nothing ` +
+        'was held).',
     },
     pet_not_found: { description: 'pet_not_found: no pet has this id.', headers: REPLAYABLE },
     insufficient_stock: {
-      description: `insufficient_stock: quantity is more than is available; nothing was held. Or ${IN_USE}`,
+      description:
+        'insufficient_stock: quantity is more than is available; nothing was held. hold_limit_exceeded: this ' +
+        `API key already holds ${holds.perKey} reservations, the most one key may hold at once; nothing was ` +
+        `held (commit or release some first). Or ${IN_USE}`,
       headers: REPLAYABLE,
     },
     precondition_failed: {

@@ -1,4 +1,5 @@
 import { PLAN_POLICIES } from '../../domain/plan.js';
+import { DEFAULT_HOLD_LIMITS, type HoldLimits } from '../../domain/reservation.js';
 import { statusOf } from './error-table.js';
 import { HEADERS, type JsonObject, PARAMETERS, SCHEMAS } from './openapi-components.js';
 import { EVENT_SCHEMAS, listAllStockChanges, WEBHOOKS } from './openapi-events.js';
@@ -93,9 +94,14 @@ const free = PLAN_POLICIES.free;
 
 /**
  * The OpenAPI 3.1 description of the /v1 API, for the environments in `servers` and a body limit of
- * `bodyLimitBytes`. Built once at start; paths are relative to the servers, which end in /v1.
+ * `bodyLimitBytes`, stating the limits on a key's holds. Built once at start; paths are relative to the servers, which end in /v1.
  */
-export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number): JsonObject {
+export function openApiDocument(
+  servers: OpenApiServers,
+  bodyLimitBytes: number,
+  holdLimits: HoldLimits = DEFAULT_HOLD_LIMITS,
+): JsonObject {
+  const holds = { perKey: holdLimits.perKey, ttlSeconds: holdLimits.ttlMs / 1_000 };
   return {
     openapi: '3.1.0',
     info: {
@@ -128,7 +134,7 @@ export function openApiDocument(servers: OpenApiServers, bodyLimitBytes: number)
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },
       '/inventory/{petId}/adjustments': { post: adjustInventory(bodyLimitBytes) },
       '/inventory/{petId}/changes': { get: listStockChanges },
-      '/inventory/{petId}/reservations': { post: reserveInventory(bodyLimitBytes) },
+      '/inventory/{petId}/reservations': { post: reserveInventory(bodyLimitBytes, holds) },
       '/reservations/{reservationId}': { get: getReservation, delete: releaseReservation },
       '/reservations/{reservationId}/commit': { post: commitReservation },
       '/pets/{petId}': { get: getPetById },

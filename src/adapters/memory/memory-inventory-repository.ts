@@ -1,9 +1,9 @@
 import type { Clock } from '../../application/ports/clock.js';
-import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
+import type { HoldQuery, InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
-import type { Reservation } from '../../domain/reservation.js';
+import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import { decideReservationWrite } from '../../domain/reservation-decision.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockChange } from '../../domain/stock-change.js';
@@ -135,6 +135,7 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
     const decision = decideReservationWrite({
       command,
       entry: petId === undefined ? undefined : this.entryOf(petId, command.atMs),
+      keyHolds: order.kind === 'reserve' ? this.reservations.keyHolds(command.actor, command.atMs) : 0,
       // Read again: marking the lapsed holds may have expired it.
       reservation: reservation && this.store.reservations.get(reservation.id),
       claim:
@@ -144,13 +145,21 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
       newId: newReservationId(),
       changeId: BigInt(this.store.changes.length + 1),
     });
-    this.reservations.apply(decision);
+    this.reservations.apply(decision, command.actor);
     if (decision.claimed !== undefined) this.keepClaim(decision.claimed.claim, decision.claimed.outcome);
     return decision.result;
   }
 
   async getReservation(id: string): Promise<Reservation | undefined> {
     return this.store.reservations.get(id);
+  }
+
+  async listHolds(query: HoldQuery): Promise<readonly KeyedReservation[]> {
+    return this.reservations.list(query);
+  }
+
+  async nextHolder(after: string | undefined): Promise<string | undefined> {
+    return this.reservations.nextHolder(after);
   }
 
   async expireReservations(nowMs: number, max: number): Promise<number> {

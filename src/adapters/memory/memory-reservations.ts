@@ -1,42 +1,47 @@
+import type { HoldQuery } from '../../application/ports/inventory-repository.js';
 import type { StockLevel } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
-import { type Lapse, lapseOf, type Reservation } from '../../domain/reservation.js';
+import { type KeyedReservation, type Lapse, lapseOf, type Reservation } from '../../domain/reservation.js';
 import type { ReservationDecision } from '../../domain/reservation-decision.js';
 import type { MemoryStore, StoredPet } from './memory-store.js';
 
+const sum = (holds: readonly Reservation[]): number => holds.reduce((total, hold) => total + hold.quantity, 0);
+
+const byExpiry = (a: Reservation, b: Reservation): number =>
+  a.expiresAtMs - b.expiresAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /**
  * The reservations of the memory store, beside its pets: what a pet has reserved and how many of its
- * holds lapsed at a time, the marking of lapsed holds, and what a reservation write decided, applied.
+ * holds lapsed at a time, what a key holds, the marking of lapsed holds, and what a reservation write
+ * decided, applied. Each looks at the holds whose time is up alone, never at those still held.
  */
 export class MemoryReservations {
   constructor(private readonly store: MemoryStore) {}
 
-  /** A pet's reservations stored as held. */
-  holdsOf(petId: PetId): Reservation[] {
-    const ids = this.store.holds.get(petId);
-    if (ids === undefined) return [];
-    return [...ids].map((id) => this.store.reservations.get(id) as Reservation);
-  }
-
   /** What a pet has reserved at `nowMs`, and how many of its holds lapsed unmarked (which its version counts). */
   standing(petId: PetId, nowMs: number): { readonly reserved: number; readonly lapsed: number } {
-    if (!this.store.holds.has(petId)) return { reserved: 0, lapsed: 0 };
-    const holds = this.holdsOf(petId);
-    const lapse = lapseOf(holds, nowMs);
-    const held = holds.reduce((sum, hold) => sum + hold.quantity, 0);
-    return { reserved: held - lapse.quantity, lapsed: lapse.expired.length };
+    const holds = this.store.holds.get(petId);
+    if (holds === undefined) return { reserved: 0, lapsed: 0 };
+    const lapsed = holds.lapsed(nowMs);
+    return { reserved: holds.quantity - sum(lapsed), lapsed: lapsed.length };
+  }
+
+  /** How many reservations the key holds at `nowMs`. */
+  keyHolds(keyId: string, nowMs: number): number {
+    const holds = this.store.keyHolds.get(keyId);
+    return holds === undefined ? 0 : holds.size - holds.lapsedCount(nowMs);
   }
 
   /** How many holds of the whole store lapsed unmarked at `nowMs`: part of the list's stamp. */
   lapsedCount(nowMs: number): number {
     let count = 0;
-    for (const petId of this.store.holds.keys()) count += lapseOf(this.holdsOf(petId), nowMs).expired.length;
+    for (const holds of this.store.holds.values()) count += holds.lapsedCount(nowMs);
     return count;
   }
 
   /** Marks the pet's lapsed holds expired; its version moves by their count (see `Lapse`). */
-  markLapsed(petId: PetId, nowMs: number): Lapse {
-    const lapse = lapseOf(this.holdsOf(petId), nowMs);
+  markLapsed(petId: PetId, nowMs: number): Lapse<KeyedReservation> {
+    const lapse = lapseOf(this.store.holds.get(petId)?.lapsed(nowMs) ?? [], nowMs);
     if (lapse.expired.length === 0) return lapse;
     const stored = this.store.pets.get(petId) as StoredPet;
     stored.version += lapse.expired.length;
@@ -45,9 +50,36 @@ export class MemoryReservations {
     return lapse;
   }
 
-  /** Applies the effects of a decided reservation write; nothing else runs meanwhile. */
-  apply({ reservation, entry, change }: ReservationDecision): void {
+  /** The holds `query` names, still held at its time, in order of expiry then id. */
+  list(query: HoldQuery): KeyedReservation[] {
+    const { petId, keyId, nowMs, after } = query;
+    const source =
+      petId !== undefined
+        ? [this.store.holds.get(petId)]
+        : keyId !== undefined
+          ? [this.store.keyHolds.get(keyId)]
+          : [...this.store.holds.values()];
+    const found = source
+      .flatMap((holds) => holds?.live(nowMs) ?? [])
+      .filter((hold) => (keyId === undefined || hold.keyId === keyId) && (petId === undefined || hold.petId === petId))
+      .filter((hold) => after === undefined || byExpiry(hold, { ...hold, ...after }) > 0);
+    return found.sort(byExpiry).slice(0, query.limit);
+  }
+
+  /** The first key after `after`, in text order, that holds a reservation stored as held. */
+  nextHolder(after: string | undefined): string | undefined {
+    let next: string | undefined;
+    for (const keyId of this.store.keyHolds.keys()) {
+      if ((after === undefined || keyId > after) && (next === undefined || keyId < next)) next = keyId;
+    }
+    return next;
+  }
+
+  /** Applies the effects of a decided reservation write by `actor`; nothing else runs meanwhile. */
+  apply({ reservation, entry, change }: ReservationDecision, actor: string): void {
     if (reservation === undefined || entry === undefined) return;
+    // A reservation not stored yet is a reserve's: the key that made it is the command's actor.
+    if (!this.store.reservations.has(reservation.id)) this.store.reservationKeys.set(reservation.id, actor);
     this.keep(reservation);
     this.setLevel(entry.level, entry.version);
     if (change !== undefined) this.store.changes.push(change);
@@ -62,13 +94,14 @@ export class MemoryReservations {
     stored.version = version;
   }
 
-  /** Stores a reservation, and keeps its pet's held ids in step with its state. */
+  /** Stores a reservation, and keeps its pet's and its key's held ones in step with its state. */
   private keep(reservation: Reservation): void {
-    this.store.reservations.set(reservation.id, reservation);
-    const ids = this.store.holds.get(reservation.petId) ?? new Set<string>();
-    if (reservation.state === 'held') ids.add(reservation.id);
-    else ids.delete(reservation.id);
-    if (ids.size === 0) this.store.holds.delete(reservation.petId);
-    else this.store.holds.set(reservation.petId, ids);
+    const keyId = this.store.reservationKeys.get(reservation.id) as string;
+    const before = this.store.reservations.get(reservation.id);
+    if (before?.state === 'held') this.store.keepHeld({ ...before, keyId }, false);
+    const { id, petId, quantity, state, createdAtMs, expiresAtMs } = reservation;
+    // Stored without its key, as a reservation is answered (an expired hold comes with it).
+    this.store.reservations.set(id, { id, petId, quantity, state, createdAtMs, expiresAtMs });
+    if (state === 'held') this.store.keepHeld({ ...reservation, keyId }, true);
   }
 }

@@ -3,9 +3,10 @@ import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { Quantity } from '../../domain/quantity.js';
-import type { Reservation } from '../../domain/reservation.js';
+import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import type { StockChange } from '../../domain/stock-change.js';
 import type { StoredClaim } from '../../domain/stock-decision.js';
+import { HeldByExpiry } from './held-by-expiry.js';
 
 /** One pet and its stock, kept together as the SQLite adapter keeps them in one row. */
 export interface StoredPet {
@@ -13,6 +14,14 @@ export interface StoredPet {
   quantity: Quantity;
   /** 1 when added, one more with every stock change. */
   version: number;
+}
+
+function keepIn<K>(map: Map<K, HeldByExpiry>, key: K, hold: KeyedReservation, held: boolean): void {
+  const kept = map.get(key) ?? new HeldByExpiry();
+  if (held) kept.add(hold);
+  else kept.remove(hold);
+  if (kept.size === 0) map.delete(key);
+  else map.set(key, kept);
 }
 
 /**
@@ -27,8 +36,12 @@ export class MemoryStore {
   readonly changes: StockChange[] = [];
   /** Every reservation, by id. */
   readonly reservations = new Map<string, Reservation>();
-  /** The ids of each pet's reservations stored as held (expired or not); a pet without any has none. */
-  readonly holds = new Map<PetId, Set<string>>();
+  /** The key that made each reservation, by the reservation's id. */
+  readonly reservationKeys = new Map<string, string>();
+  /** Each pet's reservations stored as held (expired or not), by expiry; a pet without any has none. */
+  readonly holds = new Map<PetId, HeldByExpiry>();
+  /** Each key's reservations stored as held (expired or not), by expiry; a key without any has none. */
+  readonly keyHolds = new Map<string, HeldByExpiry>();
   /** The stored outcomes of idempotent writes, by scope and key. */
   readonly claims = new Map<string, StoredClaim>();
   readonly orders = new Map<bigint, Order>();
@@ -38,6 +51,12 @@ export class MemoryStore {
   readonly keyAudit: KeyAuditEntry[] = [];
   /** Counts writes to pets and their stock; the inventory's revision. Every such write calls petsWritten. */
   private petWrites = 0;
+
+  /** Keeps `hold` among its pet's and its key's held reservations (`held`), or takes it out. */
+  keepHeld(hold: KeyedReservation, held: boolean): void {
+    keepIn(this.holds, hold.petId, hold, held);
+    keepIn(this.keyHolds, hold.keyId, hold, held);
+  }
 
   petsWritten(): void {
     this.petWrites += 1;

@@ -227,6 +227,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX pets_by_spare ON pets ((quantity - held), id);
   CREATE INDEX pets_by_status_spare ON pets (status, (quantity - held), id);
   `,
+  // 10: as SQLite's step 11: each key's held reservations by expiry, for its limit and its operator.
+  `
+  CREATE INDEX reservations_held_by_key ON reservations (actor, expires_at_ms) WHERE state = 'held';
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */

@@ -1,9 +1,9 @@
 import type { Clock } from '../../application/ports/clock.js';
-import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
+import type { HoldQuery, InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import type { Reservation } from '../../domain/reservation.js';
+import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { IdempotencyClaim, StockCommand } from '../../domain/stock-command.js';
 import type { ClaimFound } from '../../domain/stock-decision.js';
@@ -12,6 +12,7 @@ import type { InventoryEntry } from '../../domain/stock-write.js';
 import { storedClaimOf } from '../sql/stock-outcome-json.js';
 import { type PostgresDatabase, prepared, type Queryable } from './postgres-database.js';
 import { filteredPage } from './postgres-filtered-pages.js';
+import { listHoldsIn, nextHolderIn } from './postgres-hold-statements.js';
 import {
   type EntryRow,
   entryOfRow,
@@ -155,6 +156,14 @@ export class PostgresInventoryRepository implements InventoryRepository {
 
   getReservation(id: string): Promise<Reservation | undefined> {
     return readReservation(this.db, id);
+  }
+
+  listHolds(query: HoldQuery): Promise<readonly KeyedReservation[]> {
+    return listHoldsIn(this.db, query);
+  }
+
+  nextHolder(after: string | undefined): Promise<string | undefined> {
+    return nextHolderIn(this.db, after);
   }
 
   expireReservations(nowMs: number, max: number): Promise<number> {

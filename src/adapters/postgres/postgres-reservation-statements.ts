@@ -1,7 +1,7 @@
 import { inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import { lapseOf, type Reservation, reservationStateOf } from '../../domain/reservation.js';
+import { type KeyedReservation, lapseOf, type Reservation, reservationStateOf } from '../../domain/reservation.js';
 import { decideReservationWrite } from '../../domain/reservation-decision.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { ClaimFound } from '../../domain/stock-decision.js';
@@ -17,20 +17,22 @@ import { type PostgresDatabase, prepared, type Queryable, type Transaction } fro
  * one another in a cycle, and what a write reads of a pet's holds stays true until it commits.
  */
 
-/** Of the holds stored as held for the row's pet, those at or past `$now` (`cmp` '<=') or not ('>'). */
-const holds = (what: string, cmp: string, now: string): string =>
-  `(SELECT ${what} FROM reservations r WHERE r.pet_id = pets.id AND r.state = 'held' AND r.expires_at_ms ${cmp} ${now})`;
+/** Of the holds stored as held for the row's pet, those whose time is up at `now`. */
+const lapsed = (what: string, now: string): string =>
+  `(SELECT ${what} FROM reservations r WHERE r.pet_id = pets.id AND r.state = 'held' AND r.expires_at_ms <= ${now})`;
 
 /**
  * What the row's pet has reserved at the time in parameter `now` (`$2`): a pet that holds nothing (held
- * = 0, nearly every pet) is answered from its row alone.
+ * = 0, nearly every pet) is answered from its row alone; the others subtract from `held` (every hold
+ * stored as held) those whose time is up, which the partial index by (pet, expiry) finds without
+ * reading the holds still held.
  */
 export const reservedAt = (now: string): string =>
-  `CASE WHEN held = 0 THEN 0 ELSE ${holds('coalesce(sum(r.quantity), 0)::integer', '>', now)} END`;
+  `CASE WHEN held = 0 THEN 0 ELSE held - ${lapsed('coalesce(sum(r.quantity), 0)::integer', now)} END`;
 
 /** The entry's version at `now`: each hold that lapsed unmarked moved it (see InventoryRepository). */
 export const versionAt = (now: string): string =>
-  `version + CASE WHEN held = 0 THEN 0 ELSE ${holds('count(*)', '<=', now)} END`;
+  `version + CASE WHEN held = 0 THEN 0 ELSE ${lapsed('count(*)', now)} END`;
 
 /** A row of `pets` with its version and what it has reserved. */
 export type EntryRow = [id: bigint, quantity: number, status: string, version: bigint, reserved: number];
@@ -48,11 +50,14 @@ type ReservationRow = [
   state: string,
   createdAt: bigint,
   expiresAt: bigint,
+  keyId?: string,
 ];
 
 const COLUMNS = 'id, pet_id, quantity, state, created_at_ms, expires_at_ms';
+/** A reservation's columns and the key that made it. */
+export const KEYED_COLUMNS = `${COLUMNS}, actor`;
 
-const reservationOfRow = (row: ReservationRow): Reservation => ({
+export const reservationOfRow = (row: ReservationRow): Reservation => ({
   id: row[0],
   petId: row[1] as PetId,
   quantity: row[2] as Reservation['quantity'],
@@ -60,6 +65,12 @@ const reservationOfRow = (row: ReservationRow): Reservation => ({
   createdAtMs: Number(row[4]),
   expiresAtMs: Number(row[5]),
 });
+
+/** The row's reservation with its key, read with KEYED_COLUMNS. */
+export const keyedReservationOfRow = (row: ReservationRow): KeyedReservation => {
+  if (row[6] === undefined) throw new Error('a keyed reservation is read with its actor');
+  return { ...reservationOfRow(row), keyId: row[6] };
+};
 
 const RESERVATION = prepared('reservation', `SELECT ${COLUMNS} FROM reservations WHERE id = $1`);
 const PET_OF_RESERVATION = prepared('reservation_pet', 'SELECT pet_id FROM reservations WHERE id = $1');
@@ -72,9 +83,18 @@ const LOCKED_PETS = prepared(
   'reservation_locked_pets',
   'SELECT id FROM pets WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE',
 );
-const HOLDS = prepared(
-  'reservation_holds',
-  `SELECT ${COLUMNS} FROM reservations WHERE pet_id = ANY($1::bigint[]) AND state = 'held'`,
+// The lapsed holds alone, found by the partial index by (pet, expiry): those still held are not read.
+const LAPSED_HOLDS = prepared(
+  'reservation_lapsed_holds',
+  `SELECT ${COLUMNS} FROM reservations WHERE pet_id = ANY($1::bigint[]) AND state = 'held' AND expires_at_ms <= $2`,
+);
+// A reserve's key, locked for the transaction before its pet's row (so always in that order: no other
+// transaction takes this lock) and only then counted: a second reserve of the key waits here and counts
+// the first one's hold once it committed. A key's limit holds across instances.
+const KEY_LOCK = prepared('reservation_key_lock', "SELECT pg_advisory_xact_lock(hashtextextended('holds ' || $1, 0))");
+const KEY_HOLDS = prepared(
+  'reservation_key_holds',
+  "SELECT count(*)::integer FROM reservations WHERE actor = $1 AND state = 'held' AND expires_at_ms > $2",
 );
 const MARK_EXPIRED = prepared(
   'reservation_mark_expired',
@@ -127,7 +147,7 @@ const holdingOf = (entries: readonly (InventoryEntry | undefined)[]): bigint[] =
  */
 async function markLapsed(tx: Queryable, holding: readonly bigint[], atMs: number): Promise<number> {
   if (holding.length === 0) return 0;
-  const rows = await tx.rows<ReservationRow>(HOLDS, [`{${holding.join(',')}}`]);
+  const rows = await tx.rows<ReservationRow>(LAPSED_HOLDS, [`{${holding.join(',')}}`, atMs]);
   const sent: Promise<unknown>[] = [];
   let marked = 0;
   for (const petId of holding) {
@@ -151,6 +171,15 @@ async function lockedEntry(tx: Queryable, petId: bigint, atMs: number): Promise<
   return (await markLapsed(tx, holdingOf([entry]), atMs)) > 0 ? read() : entry;
 }
 
+/** How many reservations a reserve's key holds at its time, counted under the key's lock. */
+async function countKeyHolds(tx: Queryable, command: ReservationCommand): Promise<number> {
+  const [, [row]] = await Promise.all([
+    tx.run(KEY_LOCK, [command.actor]),
+    tx.rows<[number]>(KEY_HOLDS, [command.actor, command.atMs]),
+  ]);
+  return row?.[0] ?? 0;
+}
+
 /**
  * One reservation write in `tx`. A commit's or release's reservation names its pet (which never
  * changes), whose row is locked first; the reservation is read again under that lock. Then the core
@@ -165,6 +194,7 @@ export async function writeReservationIn(
 ): Promise<ReservationWriteResult> {
   const order = command.reservation;
   const found = readClaim();
+  const keyHolds = order.kind === 'reserve' ? countKeyHolds(tx, command) : 0;
   const petId =
     order.kind === 'reserve'
       ? order.petId
@@ -176,6 +206,7 @@ export async function writeReservationIn(
     command,
     entry,
     reservation: row && reservationOfRow(row),
+    keyHolds: await keyHolds,
     claim: await found,
     newId: newReservationId(),
     // The commit's change takes its id from the sequence in its own INSERT.

@@ -1,7 +1,6 @@
 import { inventoryItem } from '../../domain/inventory-item.js';
-import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import { lapseOf, type Reservation } from '../../domain/reservation.js';
+import { type Hold, lapseOf, type Reservation } from '../../domain/reservation.js';
 import { firstPetOf, type StockCommand } from '../../domain/stock-command.js';
 import { type ClaimFound, decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
@@ -29,7 +28,7 @@ import {
  */
 const OPTIMISTIC_ATTEMPTS = 2;
 
-/** A reservation stored as held, as the read sends it: id, quantity, created and expiry times. */
+/** A reservation stored as held whose time is up, as the read sends it: id, quantity, created and expiry times. */
 type HoldJson = [id: string, quantity: number, createdAtMs: number, expiresAtMs: number];
 
 type ReadRow = [
@@ -116,16 +115,12 @@ function decide(command: StockCommand, read: Read): StockDecision {
   return decideStockWrite({ command, entries: read.entries, claim: read.claim, changeIds: read.changeIds });
 }
 
-const holdOf =
-  (petId: PetId) =>
-  ([id, quantity, createdAtMs, expiresAtMs]: HoldJson): Reservation => ({
-    id,
-    petId,
-    quantity: quantity as Reservation['quantity'],
-    state: 'held',
-    createdAtMs,
-    expiresAtMs,
-  });
+const holdOf = ([id, quantity, , expiresAtMs]: HoldJson): Hold => ({
+  id,
+  quantity: quantity as Reservation['quantity'],
+  state: 'held',
+  expiresAtMs,
+});
 
 /**
  * The entry as the command's time sees it, as a conversational write saw it once it had marked the
@@ -136,7 +131,7 @@ const readEntryOf = (command: StockCommand, index: number, row: ReadRow): ReadEn
   const [quantity, status, version, , held, holds] = row;
   const order = command.orders[index];
   if (quantity === null || version === null || held === null || order === undefined) return undefined;
-  const lapse = lapseOf((holds ?? []).map(holdOf(order.petId)), command.atMs);
+  const lapse = lapseOf((holds ?? []).map(holdOf), command.atMs);
   // The domain re-checks the row (the status is cast only for the type): a corrupt row throws.
   const item = inventoryItem(order.petId, quantity, status as PetStatus, held - lapse.quantity);
   return {
@@ -156,8 +151,14 @@ async function readFor(session: Queryable, command: StockCommand, ids: string, t
   const pets = one ? only.petId : ids;
   const rows =
     claim === undefined
-      ? await session.rows<ReadRow>(one ? READ_ONE : READ, [pets])
-      : await session.rows<ReadRow>(one ? READ_ONE_CLAIMED : READ_CLAIMED, [pets, claim.scope, claim.key, takeLock]);
+      ? await session.rows<ReadRow>(one ? READ_ONE : READ, [pets, command.atMs])
+      : await session.rows<ReadRow>(one ? READ_ONE_CLAIMED : READ_CLAIMED, [
+          pets,
+          claim.scope,
+          claim.key,
+          takeLock,
+          command.atMs,
+        ]);
   const read = rows.map((row, index) => readEntryOf(command, index, row));
   const entries = read.map((row) => row?.entry);
   const changeIds = rows.map((row) => row[3]).sort(ascending);

@@ -13,17 +13,19 @@ const claimLockKey = (scope: string, key: string): string => `hashtextextended($
 /**
  * The read: one row an order, in the orders' order, with the entry (nulls for an unknown pet), a change
  * id taken from the sequence, the pet's held count and, for a pet that holds anything (held > 0, a few
- * pets), its reservations stored as held, as JSON arrays of id, quantity, created and expiry times: the
- * core tells from them which lapsed at the write's time. The ids are taken after the statement's
- * snapshot, and a write applies only on the versions that snapshot read: a pet's changes are numbered
- * in the order they commit. The row and its holds are of one snapshot.
+ * pets), its reservations stored as held whose time is up at the command's time (parameter `now`), as
+ * JSON arrays of id, quantity, created and expiry times: the core marks them expired. Those still held
+ * are not read (the partial index by pet and expiry): `held` less the lapsed is what the pet reserves.
+ * The ids are taken after the statement's snapshot, and a write applies only on the versions that
+ * snapshot read: a pet's changes are numbered in the order they commit. The row and its holds are of
+ * one snapshot.
  */
-const HOLDS = `CASE WHEN p.held > 0 THEN (
+const holds = (now: string): string => `CASE WHEN p.held > 0 THEN (
     SELECT json_agg(json_build_array(h.id, h.quantity, h.created_at_ms, h.expires_at_ms))
-    FROM reservations h WHERE h.pet_id = p.id AND h.state = 'held'
+    FROM reservations h WHERE h.pet_id = p.id AND h.state = 'held' AND h.expires_at_ms <= ${now}::bigint
   ) END`;
-const READ_COLUMNS = `p.quantity, p.status, p.version, nextval(pg_get_serial_sequence('stock_changes', 'id')), p.held,
-  ${HOLDS}`;
+const readColumns = (now: string): string => `p.quantity, p.status, p.version,
+  nextval(pg_get_serial_sequence('stock_changes', 'id')), p.held, ${holds(now)}`;
 
 /** A command's pets, numbered `n` in the orders' order ($1: their ids, bigint[]). */
 const ORDERED_PETS = 'unnest($1::bigint[]) WITH ORDINALITY AS o(id, n) LEFT JOIN pets p ON p.id = o.id';
@@ -36,18 +38,19 @@ const ORDERED_PETS = 'unnest($1::bigint[]) WITH ORDINALITY AS o(id, n) LEFT JOIN
  */
 const ONE_PET = '(SELECT $1::bigint AS id, 1::bigint AS n) o LEFT JOIN pets p ON p.id = o.id';
 
-const read = (name: string, pets: string) => prepared(name, `SELECT ${READ_COLUMNS} FROM ${pets} ORDER BY o.n`);
+/** The read of a command without a claim ($2: the command's time). */
+const read = (name: string, pets: string) => prepared(name, `SELECT ${readColumns('$2')} FROM ${pets} ORDER BY o.n`);
 
 /**
- * The read of a command with a claim: also, on the first row, the record stored for the claim ($2
- * scope, $3 key) and, when $4 is true, whether this session took the claim's advisory lock. The lock is
+ * The read of a command with a claim ($5: the command's time): also, on the first row, the record
+ * stored for the claim ($2 scope, $3 key) and, when $4 is true, whether this session took the claim's advisory lock. The lock is
  * a session's: held from this read until the write that stores the claim's outcome releases it, so a
  * retry on any instance meanwhile is told "in use" instead of waiting.
  */
 const readClaimed = (name: string, pets: string) =>
   prepared(
     name,
-    `SELECT ${READ_COLUMNS}, r.fingerprint, r.expires_at_ms, r.outcome,
+    `SELECT ${readColumns('$5')}, r.fingerprint, r.expires_at_ms, r.outcome,
        CASE WHEN o.n = 1 AND $4::boolean THEN pg_try_advisory_lock(${claimLockKey('$2', '$3')}) END
      FROM ${pets} LEFT JOIN idempotency_records r ON o.n = 1 AND r.scope = $2 AND r.key = $3
      ORDER BY o.n`,

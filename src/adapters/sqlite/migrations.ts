@@ -217,6 +217,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX pets_by_spare ON pets (quantity - held, id);
   CREATE INDEX pets_by_status_spare ON pets (status, quantity - held, id);
   `,
+  // 11: every reservation names the key that made it (`actor`, since step 7); this index holds each
+  // key's held ones by expiry, so that a reserve counts its key's holds against the key's limit, and an
+  // operator lists or releases a key's holds, reading only that key's.
+  `
+  CREATE INDEX reservations_held_by_key ON reservations (actor, expires_at_ms) WHERE state = 'held';
+  `,
 ];
 
 /**

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { lapseOf, type Reservation, reservationStateOf } from '../../domain/reservation.js';
+import { type KeyedReservation, lapseOf, type Reservation, reservationStateOf } from '../../domain/reservation.js';
 import { decideReservationWrite, type ReservationDecision } from '../../domain/reservation-decision.js';
 import type { ReservationCommand } from '../../domain/reservation-outcome.js';
 import type { ClaimFound } from '../../domain/stock-decision.js';
@@ -14,6 +14,7 @@ type ReservationRow = readonly [
   state: string,
   createdAtMs: bigint,
   expiresAtMs: bigint,
+  keyId?: string,
 ];
 
 /** The row's reservation, through the domain's checks: a corrupt row throws. */
@@ -26,7 +27,16 @@ export const reservationOfRow = (row: ReservationRow): Reservation => ({
   expiresAtMs: Number(row[5]),
 });
 
-const COLUMNS = 'id, pet_id, quantity, state, created_at_ms, expires_at_ms';
+/** The row's reservation with its key, read with KEYED_COLUMNS. */
+export const keyedReservationOfRow = (row: ReservationRow): KeyedReservation => {
+  if (row[6] === undefined) throw new Error('a keyed reservation is read with its actor');
+  return { ...reservationOfRow(row), keyId: row[6] };
+};
+
+export const RESERVATION_COLUMNS = 'id, pet_id, quantity, state, created_at_ms, expires_at_ms';
+/** A reservation's columns and the key that made it. */
+export const KEYED_COLUMNS = `${RESERVATION_COLUMNS}, actor`;
+const COLUMNS = RESERVATION_COLUMNS;
 
 /**
  * The reservation writes on one connection, inside the caller's transaction: a pet's entry as a write
@@ -36,7 +46,8 @@ const COLUMNS = 'id, pet_id, quantity, state, created_at_ms, expires_at_ms';
 export class ReservationStatements {
   private readonly readEntry: Statement<[bigint], EntryRow>;
   private readonly readReservation: Statement<[string], ReservationRow>;
-  private readonly readHolds: Statement<[bigint], ReservationRow>;
+  private readonly readLapsed: Statement<[bigint, number], ReservationRow>;
+  private readonly countKeyHolds: Statement<[string, number], bigint>;
   private readonly markExpired: Statement<[string]>;
   private readonly dropHeld: Statement<[number, number, bigint]>;
   private readonly insert: Statement<[string, bigint, number, number, number, string]>;
@@ -56,9 +67,18 @@ export class ReservationStatements {
     this.readReservation = db
       .prepare<[string], ReservationRow>(`SELECT ${COLUMNS} FROM reservations WHERE id = ?`)
       .raw();
-    this.readHolds = db
-      .prepare<[bigint], ReservationRow>(`SELECT ${COLUMNS} FROM reservations WHERE pet_id = ? AND state = 'held'`)
+    // The partial index by (pet, expiry) finds the lapsed holds without reading those still held.
+    this.readLapsed = db
+      .prepare<[bigint, number], ReservationRow>(
+        `SELECT ${COLUMNS} FROM reservations WHERE pet_id = ? AND state = 'held' AND expires_at_ms <= ?`,
+      )
       .raw();
+    // The partial index by (key, expiry) counts a key's holds still held, a key's limit at most.
+    this.countKeyHolds = db
+      .prepare<[string, number], bigint>(
+        "SELECT count(*) FROM reservations WHERE actor = ? AND state = 'held' AND expires_at_ms > ?",
+      )
+      .pluck();
     this.markExpired = db.prepare<[string]>("UPDATE reservations SET state = 'expired' WHERE id = ?");
     this.dropHeld = db.prepare<[number, number, bigint]>(
       'UPDATE pets SET held = held - ?, version = version + ? WHERE id = ?',
@@ -93,7 +113,7 @@ export class ReservationStatements {
    * number, as their expiry already moved the version readers were shown. Returns how many.
    */
   markLapsed(petId: bigint, nowMs: number): number {
-    const lapse = lapseOf(this.readHolds.all(petId).map(reservationOfRow), nowMs);
+    const lapse = lapseOf(this.readLapsed.all(petId, nowMs).map(reservationOfRow), nowMs);
     if (lapse.expired.length === 0) return 0;
     for (const hold of lapse.expired) this.markExpired.run(hold.id);
     this.dropHeld.run(lapse.quantity, lapse.expired.length, petId);
@@ -115,6 +135,8 @@ export class ReservationStatements {
     const decision = decideReservationWrite({
       command,
       entry,
+      // The write holds the database's one write lock: no other reserve of the key counts meanwhile.
+      keyHolds: order.kind === 'reserve' ? Number(this.countKeyHolds.get(command.actor, command.atMs)) : 0,
       reservation: stored === undefined ? undefined : reservationOfRow(stored),
       claim,
       newId: newReservationId(),

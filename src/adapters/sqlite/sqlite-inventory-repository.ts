@@ -1,11 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Clock } from '../../application/ports/clock.js';
-import type { InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
+import type { HoldQuery, InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import type { Reservation } from '../../domain/reservation.js';
+import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
@@ -13,7 +13,8 @@ import type { InventoryEntry } from '../../domain/stock-write.js';
 import type { CommandQueue } from './command-queue.js';
 import { type EntryRow, entryOfRow } from './entry-row.js';
 import { FilteredInventoryPages, isFiltered } from './filtered-inventory-pages.js';
-import { reservationOfRow } from './reservation-statements.js';
+import { type HoldStatements, holdStatements } from './hold-statements.js';
+import { RESERVATION_COLUMNS, reservationOfRow } from './reservation-statements.js';
 import type { StoreRevision } from './store-revision.js';
 
 /** How many holds had lapsed by a time, and when the next held one lapses (null: none left to). */
@@ -35,16 +36,17 @@ type StockRow = readonly [id: bigint, quantity: bigint, status: string, reserved
 const itemOfRow = (row: StockRow): InventoryItem =>
   inventoryItem(row[0], Number(row[1]), row[2] as PetStatus, Number(row[3]));
 
-/** Of the holds stored as held for the row's pet, those at or past `@now` (`cmp` '<=') or not (`>`). */
-const holds = (what: string, cmp: string): string =>
-  `(SELECT ${what} FROM reservations WHERE pet_id = pets.id AND state = 'held' AND expires_at_ms ${cmp} @now)`;
+/** Of the holds stored as held for the row's pet, those whose time is up at `@now`. */
+const lapsed = (what: string): string =>
+  `(SELECT ${what} FROM reservations WHERE pet_id = pets.id AND state = 'held' AND expires_at_ms <= @now)`;
 
 // What the row's pet has reserved at @now: a pet that holds nothing (`held` = 0, nearly every pet) is
-// answered from its row alone; the others sum their holds not yet expired (the partial index by pet).
-const RESERVED = `CASE WHEN held = 0 THEN 0 ELSE ${holds('coalesce(sum(quantity), 0)', '>')} END`;
+// answered from its row alone; the others subtract from `held` (every hold stored as held) the holds
+// whose time is up, which the partial index by (pet, expiry) finds without reading those still held.
+const RESERVED = `CASE WHEN held = 0 THEN 0 ELSE held - ${lapsed('coalesce(sum(quantity), 0)')} END`;
 
 // The entry's version at @now: each hold that lapsed unmarked moved it (see InventoryRepository).
-const VERSION = `version + CASE WHEN held = 0 THEN 0 ELSE ${holds('count(*)', '<=')} END`;
+const VERSION = `version + CASE WHEN held = 0 THEN 0 ELSE ${lapsed('count(*)')} END`;
 
 // Each entry's JSON text in `itemJson`'s shape, written by SQLite. The STRICT table's CHECKs hold status
 // to the three names and quantity to a whole number in range (and an INTEGER PRIMARY KEY is an int64, as
@@ -106,6 +108,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly firstJsonPage: Statement<[PageQuery], string | null>;
   private readonly nextJsonPage: Statement<[NextPageQuery], string | null>;
   private readonly readReservation: Statement<[string], Parameters<typeof reservationOfRow>[0]>;
+  private readonly holds: HoldStatements;
   private readonly lapsed: Statement<[{ readonly now: number }], LapseRow>;
   private readonly filteredRows: FilteredInventoryPages<StockRow>;
   private readonly filteredJson: FilteredInventoryPages<string | null>;
@@ -145,9 +148,10 @@ export class SqliteInventoryRepository implements InventoryRepository {
       .pluck();
     this.readReservation = db
       .prepare<[string], Parameters<typeof reservationOfRow>[0]>(
-        'SELECT id, pet_id, quantity, state, created_at_ms, expires_at_ms FROM reservations WHERE id = ?',
+        `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE id = ?`,
       )
       .raw();
+    this.holds = holdStatements(db);
     // One statement, so one snapshot: the holds lapsed by a time, and when the next one lapses.
     this.lapsed = db
       .prepare<[{ readonly now: number }], LapseRow>(
@@ -240,6 +244,14 @@ export class SqliteInventoryRepository implements InventoryRepository {
   async getReservation(id: string): Promise<Reservation | undefined> {
     const row = this.readReservation.get(id);
     return row === undefined ? undefined : reservationOfRow(row);
+  }
+
+  async listHolds(query: HoldQuery): Promise<readonly KeyedReservation[]> {
+    return this.holds.list(query);
+  }
+
+  async nextHolder(after: string | undefined): Promise<string | undefined> {
+    return this.holds.nextHolder(after);
   }
 
   expireReservations(nowMs: number, max: number): Promise<number> {

@@ -1,7 +1,7 @@
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import type { Reservation } from '../../domain/reservation.js';
+import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
@@ -19,6 +19,18 @@ export interface InventoryQuery {
    * this (0 to 2^31 - 1). A store answers it without reading every entry when few match.
    */
   readonly maxAvailable?: number;
+}
+
+/** Which reservations still held to list: of one pet, of one key, of both, or all of them. */
+export interface HoldQuery {
+  readonly petId?: PetId;
+  readonly keyId?: string;
+  /** The time they are held at: a hold whose time is up by then is not listed. */
+  readonly nowMs: number;
+  /** Only the holds after this place in their order, of expiry then id (keyset paging). */
+  readonly after?: { readonly expiresAtMs: number; readonly id: string };
+  /** At most this many. */
+  readonly limit: number;
 }
 
 /**
@@ -62,13 +74,28 @@ export interface InventoryRepository {
 
   /**
    * Does one reservation write in one transaction, as `write` does a stock command: marks the lapsed
-   * holds of the pet it touches expired, reads the entry, the reservation and the claim, asks the core
-   * (`decideReservationWrite`) and applies what it answers.
+   * holds of the pet it touches expired, reads the entry, the reservation, the claim and (for a reserve)
+   * how many reservations its actor holds, asks the core (`decideReservationWrite`) and applies what it
+   * answers. Two reserves of one key never both pass its limit. Only the holds whose time is up are
+   * read: a write costs the same however many holds its pet or its key has that are still held.
    */
   writeReservation(command: ReservationCommand): Promise<ReservationWriteResult>;
 
   /** One reservation as stored (a held one may have expired since: see `reservationAt`), or undefined. */
   getReservation(id: string): Promise<Reservation | undefined>;
+
+  /**
+   * The reservations still held at the query's time that it names, soonest to lapse first (then by id);
+   * what it reads grows with what it answers, not with every hold of the store.
+   */
+  listHolds(query: HoldQuery): Promise<readonly KeyedReservation[]>;
+
+  /**
+   * The first key id after `after` (all of them when undefined), in the order of their text, that has
+   * a reservation stored as held (its time up or not); undefined when none has. Walks the holders a
+   * key at a time, without reading their holds.
+   */
+  nextHolder(after: string | undefined): Promise<string | undefined>;
 
   /**
    * Marks expired at most about `max` holds whose time was up at `nowMs` (every lapsed hold of each pet

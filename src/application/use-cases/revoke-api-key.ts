@@ -5,13 +5,18 @@ import type { ApiKeyStore } from '../ports/api-key-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { KeyHasher } from '../ports/key-crypto.js';
 import { SYSTEM_ACTOR } from './issue-api-key.js';
+import type { ReleaseHolds } from './release-holds.js';
 
-/** Revokes a key, named by its id or by the key itself. A revoked key fails authentication at once. */
+/**
+ * Revokes a key, named by its id or by the key itself. A revoked key fails authentication at once, and
+ * the reservations it holds are released (with `release`), so that its stock is available again.
+ */
 export class RevokeApiKey {
   constructor(
     private readonly keys: ApiKeyStore,
     private readonly hasher: KeyHasher,
     private readonly clock: Clock,
+    private readonly release?: ReleaseHolds,
   ) {}
 
   async execute(input: {
@@ -27,6 +32,7 @@ export class RevokeApiKey {
         ? undefined
         : await this.keys.revoke(found.id, { actor: input.actor ?? SYSTEM_ACTOR, atMs: this.clock.nowMs() });
     if (revoked === undefined) return fail(domainError('key_not_found', 'no API key has that id or value'));
+    await this.release?.execute({ keyId: revoked.id, actor: input.actor ?? SYSTEM_ACTOR });
     return ok(revoked);
   }
 }

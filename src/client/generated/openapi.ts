@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Hold some of a pet’s available stock for a checkout
-         * @description Sets quantity aside from what is available (quantity - reserved) until it is committed, released, or ttlSeconds pass; the stock on hand does not change. Concurrent reservations never hold more than is available. If-Match (optional, never required) makes it conditional on the entry’s ETag; a reservation moves the entry’s version. Idempotency-Key as on updateInventory: the outcomes 201, 404, 409 and 412 are stored.
+         * @description Sets quantity aside from what is available (quantity - reserved) until it is committed, released, or ttlSeconds pass; the stock on hand does not change. Concurrent reservations never hold more than is available. One API key holds at most 1000 reservations at once, each for at most 3600 seconds (the service's settings); a key that is revoked, or whose roll's grace ends, has its reservations released. If-Match (optional, never required) makes it conditional on the entry’s ETag; a reservation moves the entry’s version. Idempotency-Key as on updateInventory: the outcomes 201, 400 hold_ttl_exceeded, 404, 409 and 412 are stored.
          */
         post: operations["reserveInventory"];
         delete?: never;
@@ -398,7 +398,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "too_many_connections" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "hold_ttl_exceeded" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "hold_limit_exceeded" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "too_many_connections" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -2151,7 +2151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Reservation"];
                 };
             };
-            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not JSON, not an object, lacks quantity, quantity is not an integer from 1 to 2147483647, ttlSeconds is not an integer from 1 to 86400, or it has another field; invalid_idempotency_key; invalid_if_match. */
+            /** @description invalid_pet_id: petId is not a signed 64-bit integer; invalid_body: the body is empty, not JSON, not an object, lacks quantity, quantity is not an integer from 1 to 2147483647, ttlSeconds is not an integer from 1 to 86400, or it has another field; invalid_idempotency_key; invalid_if_match; hold_ttl_exceeded: ttlSeconds is more than the 3600 a reservation may hold here (nothing was held). */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2214,7 +2214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description insufficient_stock: quantity is more than is available; nothing was held. Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
+            /** @description insufficient_stock: quantity is more than is available; nothing was held. hold_limit_exceeded: this API key already holds 1000 reservations, the most one key may hold at once; nothing was held (commit or release some first). Or idempotency_key_in_use: the first request with this Idempotency-Key is still being processed; retry once it has been answered. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

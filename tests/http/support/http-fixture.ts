@@ -88,18 +88,21 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
   const memory = createMemoryAdapters(clock);
   const storage: FixtureStorage = options.storage ?? memory;
   const crypto = new NodeKeyCrypto();
-  const core = createInventoryCore({
-    inventory: options.inventory?.(storage.inventory) ?? storage.inventory,
-    changes: storage.changes,
-    feed: storage.feed,
-    pets: storage.pets,
-    orders: storage.orders,
-    keys: storage.keys,
-    limiter: options.limiter?.(memory.limiter) ?? memory.limiter,
-    clock,
-    keyGenerator: crypto,
-    keyHasher: crypto,
-  });
+  const core = createInventoryCore(
+    {
+      inventory: options.inventory?.(storage.inventory) ?? storage.inventory,
+      changes: storage.changes,
+      feed: storage.feed,
+      pets: storage.pets,
+      orders: storage.orders,
+      keys: storage.keys,
+      limiter: options.limiter?.(memory.limiter) ?? memory.limiter,
+      clock,
+      keyGenerator: crypto,
+      keyHasher: crypto,
+    },
+    options.holdLimits === undefined ? {} : { holdLimits: options.holdLimits },
+  );
   const keyUses = new KeyUseRecorder(storage.keys, clock);
   const logLines: Record<string, unknown>[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
@@ -121,6 +124,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
       ...(options.deprecatedAt === undefined ? {} : { deprecatedAt: options.deprecatedAt }),
       ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
       ...(options.requireIfMatch === undefined ? {} : { requireIfMatch: options.requireIfMatch }),
+      ...(options.holdLimits === undefined ? {} : { holdLimits: options.holdLimits }),
     },
   });
   const server: Server = createServer(app.callback());

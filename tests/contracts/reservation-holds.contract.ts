@@ -1,0 +1,249 @@
+import assert from 'node:assert/strict';
+import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
+import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
+import { createInventoryCore, type InventoryPorts } from '../../src/application/inventory-core.js';
+import { petId } from '../../src/domain/pet-id.js';
+import { quantity } from '../../src/domain/quantity.js';
+import type { HoldLimits, Reservation } from '../../src/domain/reservation.js';
+import type { ReservationOrder, ReservationWriteResult } from '../../src/domain/reservation-outcome.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** The test runner's functions the contract needs: vitest's, node:test's, or another's alike. */
+export interface ContractRunner {
+  describe(name: string, body: () => void): void;
+  it(name: string, body: () => Promise<void>): void;
+  beforeEach(body: () => Promise<void>): void;
+  afterEach(body: () => Promise<void>): void;
+}
+
+/** The storage ports the contract uses, sharing one store, and the clock it reads reservations at. */
+export interface HoldsFixture
+  extends Pick<InventoryPorts, 'inventory' | 'changes' | 'feed' | 'pets' | 'orders' | 'keys'> {
+  readonly clock: { nowMs(): number; advance(ms: number): void };
+  close(): Promise<void>;
+}
+
+/**
+ * The contract of the holds of InventoryRepository, for every store: a key's limit on how many it
+ * holds and for how long, counted inside the write (two reserves at once never both pass it); the key
+ * each hold records; the listing of holds; the release of a revoked or ended key's holds; and a write
+ * that marks the lapsed holds alone. `make` gives a fresh, empty store for each case.
+ */
+export function describeReservationHoldsContract(
+  name: string,
+  make: () => Promise<HoldsFixture>,
+  { describe, it, beforeEach, afterEach }: ContractRunner,
+): void {
+  describe(`InventoryRepository holds contract: ${name}`, () => {
+    let store: HoldsFixture;
+    beforeEach(async () => {
+      store = await make();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const limits: HoldLimits = { perKey: 3, ttlMs: HOUR };
+    const addPets = (...ids: number[]) =>
+      store.pets.addAll(
+        ids.map((id) => ({ id: petId(BigInt(id)), name: `pet ${id}`, quantity: quantity(10), status: 'available' })),
+      );
+    const write = (order: ReservationOrder, actor = 'key_a') =>
+      store.inventory.writeReservation({ reservation: order, actor, atMs: store.clock.nowMs() });
+    const reserve = (pet: number, actor = 'key_a', ttlMs = 10 * MINUTE, q = 1) =>
+      write({ kind: 'reserve', petId: petId(BigInt(pet)), quantity: quantity(q), ttlMs, limits }, actor);
+    const held = (result: ReservationWriteResult): Reservation => {
+      if (!result.ok) throw new Error(`the reservation was refused: ${result.error.code}`);
+      return result.value.reservation;
+    };
+    const codeOf = (result: ReservationWriteResult) => (result.ok ? 'ok' : result.error.code);
+    const entry = async (pet: number) => store.inventory.get(petId(BigInt(pet)));
+    const holdsOf = async (query: { petId?: number; keyId?: string }, limit = 100) =>
+      store.inventory.listHolds({
+        nowMs: store.clock.nowMs(),
+        limit,
+        ...(query.petId === undefined ? {} : { petId: petId(BigInt(query.petId)) }),
+        ...(query.keyId === undefined ? {} : { keyId: query.keyId }),
+      });
+
+    describe('a key holds at most its limit', () => {
+      it('refuses the reserve past the limit with hold_limit_exceeded, writing nothing', async () => {
+        await addPets(1, 2);
+        for (const pet of [1, 2, 1]) held(await reserve(pet));
+        const before = await entry(1);
+        const refused = await reserve(2);
+        assert.equal(codeOf(refused), 'hold_limit_exceeded');
+        assert.ok(!refused.ok && 'refusal' in refused.error);
+        assert.deepEqual(!refused.ok && 'refusal' in refused.error && refused.error.refusal, {
+          code: 'hold_limit_exceeded',
+          petId: 2n,
+          keyId: 'key_a',
+          limit: 3,
+        });
+        assert.deepEqual(await entry(1), before);
+        assert.equal((await entry(2))?.item.reserved, 1);
+        assert.equal((await holdsOf({ keyId: 'key_a' })).length, 3);
+      });
+
+      it("counts the key's own holds still held: another key reserves, and a release or a lapse frees a place", async () => {
+        await addPets(1);
+        const first = held(await reserve(1, 'key_a', 5 * MINUTE));
+        held(await reserve(1));
+        held(await reserve(1));
+        assert.equal(codeOf(await reserve(1)), 'hold_limit_exceeded');
+        assert.equal(codeOf(await reserve(1, 'key_b')), 'ok');
+        held(await write({ kind: 'release', reservationId: first.id }, 'key_b'));
+        const again = held(await reserve(1));
+        assert.equal(codeOf(await reserve(1)), 'hold_limit_exceeded');
+        // A commit takes a hold out of the count too.
+        held(await write({ kind: 'commit', reservationId: again.id }));
+        const lapsing = held(await reserve(1, 'key_a', MINUTE));
+        assert.equal(codeOf(await reserve(1)), 'hold_limit_exceeded');
+        store.clock.advance(lapsing.expiresAtMs - store.clock.nowMs());
+        assert.equal(codeOf(await reserve(1)), 'ok');
+      });
+
+      it('lets one of two reserves of a key at its last place through, sent at once', async () => {
+        await addPets(1, 2, 3);
+        held(await reserve(1));
+        held(await reserve(1));
+        const results = await Promise.all([reserve(2), reserve(3), reserve(2), reserve(3)]);
+        assert.deepEqual(results.map(codeOf).sort(), [
+          'hold_limit_exceeded',
+          'hold_limit_exceeded',
+          'hold_limit_exceeded',
+          'ok',
+        ]);
+        assert.equal((await holdsOf({ keyId: 'key_a' })).length, 3);
+      });
+    });
+
+    describe('a hold lasts at most the limit', () => {
+      it('refuses a longer one with hold_ttl_exceeded, writing nothing, and takes the limit itself', async () => {
+        await addPets(1);
+        const before = await entry(1);
+        const refused = await reserve(1, 'key_a', HOUR + 1_000);
+        assert.equal(codeOf(refused), 'hold_ttl_exceeded');
+        assert.deepEqual(!refused.ok && 'refusal' in refused.error && refused.error.refusal, {
+          code: 'hold_ttl_exceeded',
+          petId: 1n,
+          ttlSeconds: 3_601,
+          maxSeconds: 3_600,
+        });
+        assert.deepEqual(await entry(1), before);
+        const longest = held(await reserve(1, 'key_a', HOUR));
+        assert.equal(longest.expiresAtMs - longest.createdAtMs, HOUR);
+      });
+    });
+
+    describe('each hold records its key', () => {
+      it('lists the holds still held of a key, of a pet, or all, soonest to lapse first, by pages', async () => {
+        await addPets(1, 2);
+        const a1 = held(await reserve(1, 'key_a', 30 * MINUTE));
+        const b1 = held(await reserve(1, 'key_b', 20 * MINUTE));
+        const a2 = held(await reserve(2, 'key_a', 10 * MINUTE));
+        const lapsing = held(await reserve(2, 'key_b', MINUTE));
+        const gone = held(await reserve(2, 'key_b', 40 * MINUTE));
+        held(await write({ kind: 'release', reservationId: gone.id }));
+        store.clock.advance(MINUTE);
+        const ids = (holds: readonly Reservation[]) => holds.map((hold) => hold.id);
+        assert.deepEqual(ids(await holdsOf({})), [a2.id, b1.id, a1.id]);
+        assert.deepEqual(ids(await holdsOf({ keyId: 'key_a' })), [a2.id, a1.id]);
+        assert.deepEqual(ids(await holdsOf({ petId: 1 })), [b1.id, a1.id]);
+        assert.deepEqual(ids(await holdsOf({ petId: 2, keyId: 'key_b' })), []);
+        assert.deepEqual(ids(await holdsOf({ petId: 1, keyId: 'key_b' })), [b1.id]);
+        const [first] = await holdsOf({ keyId: 'key_a' });
+        assert.deepEqual(first, { ...a2, keyId: 'key_a' });
+        const page = await store.inventory.listHolds({
+          nowMs: store.clock.nowMs(),
+          limit: 1,
+          after: { expiresAtMs: a2.expiresAtMs, id: a2.id },
+        });
+        assert.deepEqual(ids(page), [b1.id]);
+        assert.ok(lapsing.expiresAtMs <= store.clock.nowMs());
+      });
+
+      it('walks the keys that hold any, in order, a key at a time', async () => {
+        await addPets(1);
+        held(await reserve(1, 'key_b'));
+        held(await reserve(1, 'key_a'));
+        held(await reserve(1, 'key_b'));
+        const released = held(await reserve(1, 'key_c'));
+        held(await write({ kind: 'release', reservationId: released.id }));
+        assert.equal(await store.inventory.nextHolder(undefined), 'key_a');
+        assert.equal(await store.inventory.nextHolder('key_a'), 'key_b');
+        assert.equal(await store.inventory.nextHolder('key_b'), undefined);
+      });
+    });
+
+    describe('a key no longer in use gives its holds back', () => {
+      const coreOf = () => {
+        const crypto = new NodeKeyCrypto();
+        return createInventoryCore(
+          { ...store, limiter: new MemoryRateLimiter(store.clock), keyGenerator: crypto, keyHasher: crypto },
+          { holdLimits: limits },
+        );
+      };
+
+      it('releases every hold of a revoked key, and none of another key', async () => {
+        await addPets(1, 2);
+        const core = coreOf();
+        const revoked = (await core.issueApiKey.execute({ plan: 'pro' })).record.id;
+        const kept = (await core.issueApiKey.execute({ plan: 'pro' })).record.id;
+        for (const pet of [1, 2, 2]) held(await reserve(pet, revoked, 10 * MINUTE, 2));
+        const other = held(await reserve(1, kept));
+        assert.ok((await core.revokeApiKey.execute({ idOrKey: revoked })).ok);
+        assert.deepEqual(await holdsOf({ keyId: revoked }), []);
+        assert.equal((await entry(1))?.item.reserved, 1);
+        assert.equal((await entry(2))?.item.reserved, 0);
+        assert.equal((await store.inventory.getReservation(other.id))?.state, 'held');
+      });
+
+      it("releases the old key's holds once a roll's grace ended, and the holds of a key in use never", async () => {
+        await addPets(1);
+        const core = coreOf();
+        const old = (await core.issueApiKey.execute({ plan: 'pro' })).record.id;
+        const inUse = (await core.issueApiKey.execute({ plan: 'pro' })).record.id;
+        const oldHold = held(await reserve(1, old));
+        held(await reserve(1, inUse));
+        held(await reserve(1, 'embedder_actor'));
+        assert.ok((await core.rollApiKey.execute({ id: old, graceMs: MINUTE, actor: 'ops' })).ok);
+        assert.equal(await core.releaseEndedKeysHolds.execute(), 0);
+        store.clock.advance(MINUTE);
+        assert.equal(await core.releaseEndedKeysHolds.execute(), 1);
+        assert.equal((await store.inventory.getReservation(oldHold.id))?.state, 'released');
+        assert.equal((await entry(1))?.item.reserved, 2);
+      });
+    });
+
+    describe('a write reads the lapsed holds alone', () => {
+      it('marks the lapsed holds expired and keeps every hold still held, which a commit then takes', async () => {
+        await addPets(1);
+        const many: Reservation[] = [];
+        for (const key of ['key_a', 'key_b', 'key_c']) {
+          for (let i = 0; i < 3; i += 1) many.push(held(await reserve(1, key, (i + 1) * 10 * MINUTE)));
+        }
+        store.clock.advance(10 * MINUTE);
+        const version = (await entry(1))?.version ?? 0;
+        const written = await store.inventory.write({
+          orders: [{ kind: 'adjust', petId: petId(1n), delta: 1 }],
+          actor: 'key_d',
+          atMs: store.clock.nowMs(),
+        });
+        assert.ok(written.ok);
+        assert.deepEqual(await entry(1), {
+          item: { petId: 1n, quantity: 11, status: 'available', reserved: 6 },
+          version: version + 1,
+        });
+        const states = await Promise.all(
+          many.map(async (hold) => (await store.inventory.getReservation(hold.id))?.state),
+        );
+        assert.deepEqual(states, ['expired', 'held', 'held', 'expired', 'held', 'held', 'expired', 'held', 'held']);
+        assert.equal(codeOf(await write({ kind: 'commit', reservationId: (many[8] as Reservation).id })), 'ok');
+        assert.equal((await entry(1))?.item.reserved, 5);
+      });
+    });
+  });
+}
