@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { type PostgresDatabase, PostgresUnavailableError } from './postgres-database.js';
@@ -5,6 +6,8 @@ import { type GroupOutcome, writeGroup } from './stock-group-write.js';
 
 interface Waiting {
   readonly command: StockCommand;
+  /** The context the command was submitted in (a request's trace): its group's statements run in the first's. */
+  readonly context: AsyncResource;
   resolve(result: StockWriteResult): void;
   reject(error: unknown): void;
 }
@@ -51,7 +54,7 @@ export class StockGroupCommit {
   /** Queues a command; it goes with the others queued by the time a lane is free. */
   submit(command: StockCommand): Promise<StockWriteResult> {
     return new Promise<StockWriteResult>((resolve, reject) => {
-      this.queue.push({ command, resolve, reject });
+      this.queue.push({ command, context: new AsyncResource('StockGroupCommit'), resolve, reject });
       this.schedule();
     });
   }
@@ -76,11 +79,14 @@ export class StockGroupCommit {
     while (this.busy < this.lanes && this.queue.length > 0) {
       const group = this.take();
       this.busy += 1;
-      void this.run(group).finally(() => {
-        this.busy -= 1;
-        if (this.queue.length > 0) this.schedule();
-        else if (this.busy === 0) for (const done of this.idle.splice(0)) done();
-      });
+      const first = group[0] as Waiting;
+      void first.context
+        .runInAsyncScope(() => this.run(group))
+        .finally(() => {
+          this.busy -= 1;
+          if (this.queue.length > 0) this.schedule();
+          else if (this.busy === 0) for (const done of this.idle.splice(0)) done();
+        });
     }
   }
 
