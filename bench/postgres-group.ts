@@ -2,13 +2,13 @@
  * The writes of the postgres suite against their baselines, in one run: PostgreSQL's own floor for a
  * write (pgbench), PATCH over PostgreSQL through HTTP on 100 pets and on one hot pet, the same on an
  * earlier build (BENCH_EARLIER_DIST, a folder with an earlier commit's build: "before"), and two
- * instances over one PostgreSQL behind deploy/'s nginx. Each round runs every one of them in turn, and
+ * instances over one PostgreSQL behind deploy/'s nginx; and GET /v1/inventory on this build and the earlier one. Each round runs every one of them in turn, and
  * reads PostgreSQL's CPU (its server's processes, /proc) and the service's around each run.
  */
 import { join } from 'node:path';
 import { startNginx } from '../tests/support/nginx-server.js';
 import type { PostgresServer } from '../tests/support/postgres-server.js';
-import { LIST_PETS, patchRequests } from './http.js';
+import { LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { startService } from './petstore.js';
 import { postmasterOf, serverCpuSeconds } from './postgres-cpu.js';
@@ -120,13 +120,16 @@ export async function runGroupCommitLoads(
         () => measured(viaNginx, patches, settings.seconds, [pair[1] as ServerProcess]),
       ],
     ];
+    loads.push(['GET /v1/inventory, now', () => measured(now, LIST_REQUESTS, settings.seconds)]);
     if (before !== undefined) {
       loads.splice(2, 0, ['PATCH, 100 pets, before', () => measured(before, patches, settings.seconds)]);
       loads.push(['PATCH, one hot pet, before', () => measured(before, HOT_PET, settings.seconds)]);
+      loads.push(['GET /v1/inventory, before', () => measured(before, LIST_REQUESTS, settings.seconds)]);
     }
     for (const server of [now, ...(before === undefined ? [] : [before])]) {
       await runLoad(server, patches, headers, settings.warmupSeconds);
       await runLoad(server, HOT_PET, headers, settings.warmupSeconds);
+      await runLoad(server, LIST_REQUESTS, headers, settings.warmupSeconds);
     }
     await runLoad(viaNginx, patches, headers, settings.warmupSeconds);
     const runs: Record<string, WriteRun[]> = {};
@@ -160,12 +163,14 @@ export function groupCommitTable(result: GroupCommitResult, sqlitePatchRps: numb
   const floor = result.runs[FLOOR] ?? [];
   const rows = Object.entries(result.runs).map(([name, runs]) => {
     const toFloor = runs.map((run, i) => run.rps / (floor[i]?.rps ?? Number.NaN));
+    // A GET is set beside its other build, not beside writes.
+    const write = !name.startsWith('GET');
     return [
       name,
       count(medianOf(runs, (r) => r.rps)),
-      name === FLOOR ? '1' : `**${ratio(median(toFloor))}**`,
-      toFloor.map(ratio).join(', '),
-      ratio(medianOf(runs, (r) => r.rps) / sqlitePatchRps),
+      name === FLOOR ? '1' : write ? `**${ratio(median(toFloor))}**` : '-',
+      write ? toFloor.map(ratio).join(', ') : '-',
+      write ? ratio(medianOf(runs, (r) => r.rps) / sqlitePatchRps) : '-',
       medianOf(runs, (r) => r.postgresUs).toFixed(0),
       name === FLOOR ? '-' : medianOf(runs, (r) => r.serviceUs).toFixed(0),
     ];
@@ -173,12 +178,12 @@ export function groupCommitTable(result: GroupCommitResult, sqlitePatchRps: numb
   return table(
     [
       'load',
-      'writes a second',
+      'requests a second',
       'ratio to the floor',
       'in each round',
       'ratio to SQLite PATCH',
-      'PostgreSQL CPU µs a write',
-      'service CPU µs a write',
+      'PostgreSQL CPU µs a request',
+      'service CPU µs a request',
     ],
     rows,
   );
