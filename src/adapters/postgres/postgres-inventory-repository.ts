@@ -83,13 +83,18 @@ export class PostgresInventoryRepository implements InventoryRepository {
   constructor(
     private readonly db: PostgresDatabase,
     private readonly clock: Clock,
+    writeLanes?: number,
   ) {
     // The time is taken as the read starts, so a hold that lapsed before a caller arrived is counted.
     this.stamps = new SharedRead(async () => {
       const [row] = await this.db.rows<[string]>(STAMP_AT, [this.clock.nowMs()]);
       return (row as [string])[0];
     });
-    this.group = new StockGroupCommit(db, (command) => writeStock(db, command));
+    this.group = new StockGroupCommit(
+      db,
+      (command) => writeStock(db, command),
+      writeLanes === undefined ? {} : { lanes: writeLanes },
+    );
   }
 
   /**

@@ -63,7 +63,7 @@ export async function openPostgresStorage(
     throw error;
   }
   db.watch(PROBE_INTERVAL_MS);
-  const inventory = new PostgresInventoryRepository(db, options.clock ?? wallClock);
+  const inventory = new PostgresInventoryRepository(db, options.clock ?? wallClock, options.writeLanes);
   return {
     inventory,
     changes: new PostgresStockChangeLog(db),
