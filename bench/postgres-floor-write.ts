@@ -17,9 +17,9 @@ export const CLIENTS = 10;
 const PETS = 100;
 
 const FLOOR_SCHEMA = `
-  CREATE TABLE pets (id bigint PRIMARY KEY, quantity int NOT NULL, status text NOT NULL, version int NOT NULL);
-  INSERT INTO pets SELECT g, 10, 'available', 1 FROM generate_series(1, ${PETS}) g;
-  CREATE TABLE stock_changes (id bigserial PRIMARY KEY, pet_id bigint NOT NULL REFERENCES pets (id),
+  CREATE TABLE IF NOT EXISTS pets (id bigint PRIMARY KEY, quantity int NOT NULL, status text NOT NULL, version int NOT NULL);
+  INSERT INTO pets SELECT g, 10, 'available', 1 FROM generate_series(1, ${PETS}) g ON CONFLICT DO NOTHING;
+  CREATE TABLE IF NOT EXISTS stock_changes (id bigserial PRIMARY KEY, pet_id bigint NOT NULL REFERENCES pets (id),
     before_quantity int NOT NULL, after_quantity int NOT NULL, actor text NOT NULL, at_ms bigint NOT NULL);`;
 
 const FLOOR_SCRIPT = `\\set id random(1, ${PETS})

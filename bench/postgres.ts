@@ -286,7 +286,7 @@ function writesSection(result: PostgresResult): string[] {
       (writes.earlier === undefined ? ' (not run: BENCH_EARLIER_DIST unset)' : ` (\`${writes.earlier}\`)`) +
       ', and two',
     "instances of this build over one PostgreSQL behind deploy/'s nginx; then GET /v1/inventory on each build.",
-    'Every service has a database of its',
+    'PostgreSQL takes a CHECKPOINT between runs, outside every measurement. Every service has a database of its',
     'own, filled alike. "Ratio to the floor" is each run\'s rate over the floor\'s of the same round (median',
     `of the rounds); "ratio to SQLite PATCH" is over the SQLite PATCH above (${count(sqliteRps)} req/s, median). CPU`,
     "a write: PostgreSQL's processes (its postmaster and children, /proc), and the service's process (both",
