@@ -11,7 +11,7 @@ import type { PostgresServer } from '../tests/support/postgres-server.js';
 import { LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { startService } from './petstore.js';
-import { postmasterOf, serverCpuSeconds } from './postgres-cpu.js';
+import { serverCpuSeconds } from './postgres-cpu.js';
 import { CLIENTS, connect, floorWrite } from './postgres-floor-write.js';
 import { cpuSeconds, type ServerProcess, stopAll } from './server-process.js';
 import { count, median, ratio, table } from './stats.js';

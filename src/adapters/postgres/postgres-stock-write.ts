@@ -30,7 +30,7 @@ import {
 const OPTIMISTIC_ATTEMPTS = 2;
 
 /** A reservation stored as held, as the read sends it: id, quantity, created and expiry times. */
-type HoldJson = [id: string, quantity: number, createdAtMs: number, expiresAtMs: number];
+export type HoldJson = [id: string, quantity: number, createdAtMs: number, expiresAtMs: number];
 
 type ReadRow = [
   quantity: number | null,
@@ -116,7 +116,8 @@ function decide(command: StockCommand, read: Read): StockDecision {
   return decideStockWrite({ command, entries: read.entries, claim: read.claim, changeIds: read.changeIds });
 }
 
-const holdOf =
+/** A hold of `petId` as the reads send it, as the core's Reservation. */
+export const holdOf =
   (petId: PetId) =>
   ([id, quantity, createdAtMs, expiresAtMs]: HoldJson): Reservation => ({
     id,

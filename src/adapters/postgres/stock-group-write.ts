@@ -9,6 +9,7 @@ import type { InventoryEntry } from '../../domain/stock-write.js';
 import { encodeOutcome, storedClaimOf } from '../shared/stock-outcome-json.js';
 import { stripeOf } from './inventory-stamp.js';
 import type { SqlValue, Transaction } from './postgres-database.js';
+import { type HoldJson, holdOf } from './postgres-stock-write.js';
 import {
   GROUP_CHANGE_IDS,
   GROUP_LOCK_CLAIMS,
@@ -18,7 +19,6 @@ import {
   GROUP_WRITE,
 } from './stock-group-statements.js';
 
-type HoldJson = [id: string, quantity: number, createdAtMs: number, expiresAtMs: number];
 type RowRead = [id: bigint, quantity: number, status: string, version: bigint, held: number, holds: HoldJson[] | null];
 type ClaimRead = [fingerprint: string | null, expiresAtMs: bigint | null, outcome: string | null];
 
@@ -102,17 +102,6 @@ class WriteColumns {
     return pets.filter(([, pet]) => pet.written).length;
   }
 }
-
-const holdOf =
-  (petId: PetId) =>
-  ([id, quantity, createdAtMs, expiresAtMs]: HoldJson): Reservation => ({
-    id,
-    petId,
-    quantity: quantity as Reservation['quantity'],
-    state: 'held',
-    createdAtMs,
-    expiresAtMs,
-  });
 
 /** A pet's entry as `atMs` sees it, with the ids of the holds that lapsed by then. */
 function entryAt(petId: PetId, pet: PetState, atMs: number): { entry: InventoryEntry; lapsed: Reservation[] } {
