@@ -2,7 +2,9 @@
  * What the attacks of tests/e2e/connection-attacks.test.ts cost the server, measured on the checkout it
  * runs from: the well-behaved client's latency (one keyed GET every 250 ms, 10 s to answer), the server's
  * open descriptors and its resident memory, during each attack and for 8 s after it.
- * Usage: npm run bench:attacks (about two minutes; the figures are printed, docs/operations.md keeps them).
+ * Then what a keep-alive pool's burst, silent connections and dead webhook receivers cost (see
+ * bench/pool-and-receiver-attacks.ts).
+ * Usage: npm run bench:attacks (about four minutes; the figures are printed, docs/operations.md keeps them).
  */
 import type { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -17,6 +19,7 @@ import {
   sampleUntil,
   startAttackTarget,
 } from '../tests/support/hostile-load.js';
+import { deadReceiverLines, poolAttackLines } from './pool-and-receiver-attacks.js';
 
 const PETS = 10_000;
 const MB = 1024 * 1024;
@@ -107,9 +110,11 @@ async function main(): Promise<void> {
       `PATCH then GET pipelined on one connection: ${stale} of 30 GETs answered the value before the PATCH.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(`\n${(await poolAttackLines(target)).join('\n')}\n`);
   } finally {
     await target.stop();
   }
+  process.stdout.write(`\n${(await deadReceiverLines()).join('\n')}\n`);
 }
 
 await main();

@@ -1,15 +1,21 @@
 /**
- * The pet store inventory core, for embedding in other services.
+ * The pet store inventory core, for embedding in other services: `petstore-inventory`.
  *
  * The domain (values and rules) and the use cases do no I/O; they reach storage, rate limiting, time
- * and key crypto through ports. Pick adapters for the ports — in memory, SQLite, Redis, or your own
- * that pass the contract suites in `tests/contracts` — and build the use cases with
- * {@link createInventoryCore}. The Koa adapter ({@link createHttpApp}) serves them over HTTP.
+ * and key crypto through ports. Pick adapters for the ports — in memory (here), SQLite
+ * (`petstore-inventory/sqlite`), PostgreSQL (`/postgres`), Redis (`/redis`), or your own that pass the
+ * contract suites of `petstore-inventory/testing` — and build the use cases with
+ * {@link createInventoryCore}. `petstore-inventory/koa` serves them over HTTP.
+ *
+ * This entry needs no package and imports no `node:` module: it loads in Node, in a browser and in a
+ * worker (randomness and hashing through `globalThis.crypto`).
  *
  * @packageDocumentation
  */
 
-// Adapters.
+// Adapters that need nothing installed: storage and limiting in memory, the failover limiter, and the
+// platform's clock and Web Crypto. The others are subpaths: petstore-inventory/sqlite, /postgres,
+// /redis, /koa, /client, /server.
 export type {
   CircuitState,
   FailoverRateLimiterOptions,
@@ -17,10 +23,6 @@ export type {
 } from './adapters/failover/failover-rate-limiter.js';
 export { FailoverRateLimiter } from './adapters/failover/failover-rate-limiter.js';
 export { UnavailableRateLimiter } from './adapters/failover/unavailable-rate-limiter.js';
-export type { KeyUseSink } from './adapters/http/api-guard.js';
-export type { HttpAppDeps, HttpAppOptions, HttpUseCases } from './adapters/http/create-http-app.js';
-export { createHttpApp } from './adapters/http/create-http-app.js';
-export type { RequestTracing, TracedRequest } from './adapters/http/request-tracing.js';
 export { createMemoryAdapters, createMemoryStorage } from './adapters/memory/memory-adapters.js';
 export { MemoryApiKeyStore } from './adapters/memory/memory-api-key-store.js';
 export { MemoryInventoryRepository } from './adapters/memory/memory-inventory-repository.js';
@@ -30,23 +32,9 @@ export { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 export { MemoryStockChangeFeed } from './adapters/memory/memory-stock-change-feed.js';
 export { MemoryStore } from './adapters/memory/memory-store.js';
 export { MemoryWebhookStore } from './adapters/memory/memory-webhook-store.js';
-export type { RedisClientOptions, RedisClusterNode } from './adapters/redis/redis-client.js';
-export { createRedisClient, createRedisClusterClient } from './adapters/redis/redis-client.js';
-export type { RedisRateLimiterOptions } from './adapters/redis/redis-rate-limiter.js';
-export { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
-export type { CachedApiKeyStoreOptions } from './adapters/shared/cached-api-key-store.js';
-export { CachedApiKeyStore } from './adapters/shared/cached-api-key-store.js';
-export type { KeyUseRecorderOptions } from './adapters/shared/key-use-recorder.js';
-export { KeyUseRecorder } from './adapters/shared/key-use-recorder.js';
-export type { OutageLogger } from './adapters/shared/outage-logger.js';
-export type { SqliteStorage, SqliteStorageOptions } from './adapters/sqlite/sqlite-storage.js';
-export { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
-export type { WriterThreadLogger } from './adapters/sqlite/writer-thread-queue.js';
-export { NodeKeyCrypto } from './adapters/system/node-key-crypto.js';
-export { NodeWebhookSecrets } from './adapters/system/node-webhook-secrets.js';
-export { systemClock } from './adapters/system/system-clock.js';
-export { StandardWebhookSender, WEBHOOK_TIMEOUT_MS } from './adapters/webhooks/standard-webhook-sender.js';
-export { forbiddenAddress, webhookUrlCheck } from './adapters/webhooks/webhook-url-policy.js';
+export { newReservationId } from './adapters/web/reservation-id.js';
+export { wallClock as systemClock } from './adapters/web/wall-clock.js';
+export { WebCryptoKeyCrypto } from './adapters/web/web-key-crypto.js';
 // Application: ports, use cases, and the core built from them.
 export type { InventoryCore, InventoryCoreOptions, InventoryPorts } from './application/inventory-core.js';
 export { createInventoryCore } from './application/inventory-core.js';
@@ -55,6 +43,7 @@ export type { Clock } from './application/ports/clock.js';
 export type { InventoryQuery, InventoryRepository } from './application/ports/inventory-repository.js';
 export type { KeyGenerator, KeyHasher } from './application/ports/key-crypto.js';
 export type { OrderBook, OrderRefusal } from './application/ports/order-book.js';
+export type { OutageLogger } from './application/ports/outage-logger.js';
 export type { DuplicatePet, NewPet, PetCatalog, StockedPet } from './application/ports/pet-catalog.js';
 export type {
   LocalAnswers,
@@ -160,6 +149,8 @@ export {
 export type { BanPolicy, BanState } from './domain/ban.js';
 export { banPolicy, DEFAULT_BAN_POLICY } from './domain/ban.js';
 export { integerInRange, integerOfDecimal } from './domain/decimal-integer.js';
+export type { DueDelivery, TurnLimits } from './domain/delivery-turns.js';
+export { takeTurns } from './domain/delivery-turns.js';
 export type { DomainError, DomainErrorCode } from './domain/errors.js';
 export type { FeedPosition } from './domain/feed-cursor.js';
 export { FEED_START, feedCursor, parseFeedCursor } from './domain/feed-cursor.js';
@@ -198,15 +189,19 @@ export type { RateLimitDecision, RateLimitOutcome, SubjectState, WindowReport } 
 export { admitRequest, newSubjectState } from './domain/rate-limit.js';
 export type { RateLimitStanding, WindowStanding } from './domain/rate-limit-standing.js';
 export { headlineOf, standingOf } from './domain/rate-limit-standing.js';
-export type { Reservation, ReservationState } from './domain/reservation.js';
+export type { Lapse, Reservation, ReservationState } from './domain/reservation.js';
 export {
   DEFAULT_TTL_SECONDS,
+  holdsAt,
   isReservationId,
+  lapseOf,
   RESERVATION_STATES,
   reservationAt,
   stateAt,
   TTL_MAX_SECONDS,
 } from './domain/reservation.js';
+export type { ReservationDecision, ReservationWriteInput, ReservedEntry } from './domain/reservation-decision.js';
+export { decideReservationWrite } from './domain/reservation-decision.js';
 export type {
   ReservationCommand,
   ReservationOrder,
@@ -235,6 +230,8 @@ export type { ClaimFound, StockDecision, StockWriteInput, StoredClaim } from './
 export { answerFromClaim, decideStockWrite } from './domain/stock-decision.js';
 export type { StockEventType, Subscription } from './domain/stock-event.js';
 export { eventsOf, STOCK_EVENT_TYPES } from './domain/stock-event.js';
+export type { PlannedDelivery } from './domain/stock-event-json.js';
+export { deliveriesOf, stockEventJson } from './domain/stock-event-json.js';
 export type {
   CommittedStock,
   StockOutcome,

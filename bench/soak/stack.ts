@@ -4,7 +4,7 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
-import { aPet } from '../../tests/support/mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import { type NginxServer, startNginx } from '../../tests/support/nginx-server.js';
 import { type PostgresServer, startPostgresServer } from '../../tests/support/postgres-server.js';
 import { freePort, type RedisServer, startRedisServer } from '../../tests/support/redis-server.js';

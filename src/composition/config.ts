@@ -54,6 +54,10 @@ export interface Config {
     readonly pollMs: number;
     /** The wait after a first failed attempt; each further failure doubles it, up to an hour. */
     readonly retryFirstDelayMs: number;
+    /** How many attempts an instance has under way at most, over every endpoint. */
+    readonly concurrency: number;
+    /** How many of them one endpoint may hold: one that never answers holds no more than these. */
+    readonly maxInFlightPerEndpoint: number;
   };
 }
 
@@ -156,6 +160,10 @@ const EnvSchema = v.object({
     integer(1, 1_000_000),
     String(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
   ),
+  PETSTORE_IDLE_CONNECTION_GRACE_MS: v.optional(
+    integer(0, 600_000),
+    String(DEFAULT_CONNECTION_LIMITS.idleConnectionGraceMs),
+  ),
   PETSTORE_MAX_PIPELINED_REQUESTS: v.optional(
     integer(0, 1_000),
     String(DEFAULT_CONNECTION_LIMITS.maxPipelinedRequests),
@@ -174,6 +182,8 @@ const EnvSchema = v.object({
   PETSTORE_WEBHOOK_ALLOW_PRIVATE: v.optional(v.picklist(['true', 'false']), 'false'),
   PETSTORE_WEBHOOK_POLL_MS: v.optional(integer(10, 60_000), '1000'),
   PETSTORE_WEBHOOK_RETRY_FIRST_MS: v.optional(integer(1, 3_600_000), '5000'),
+  PETSTORE_WEBHOOK_CONCURRENCY: v.optional(integer(1, 10_000), '256'),
+  PETSTORE_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: v.optional(integer(1, 10_000), '4'),
   OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(
     v.pipe(
       v.string(),
@@ -257,6 +267,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       keepAliveTimeoutMs: e.PETSTORE_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.PETSTORE_MAX_CONNECTIONS,
       maxConnectionsPerAddress: e.PETSTORE_MAX_CONNECTIONS_PER_ADDRESS,
+      idleConnectionGraceMs: e.PETSTORE_IDLE_CONNECTION_GRACE_MS,
       maxPipelinedRequests: e.PETSTORE_MAX_PIPELINED_REQUESTS,
       pipeliningBanMs: e.PETSTORE_PIPELINING_BAN_MS,
       inactivityTimeoutMs: e.PETSTORE_INACTIVITY_TIMEOUT_MS,
@@ -272,6 +283,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       allowPrivate: e.PETSTORE_WEBHOOK_ALLOW_PRIVATE === 'true',
       pollMs: e.PETSTORE_WEBHOOK_POLL_MS,
       retryFirstDelayMs: e.PETSTORE_WEBHOOK_RETRY_FIRST_MS,
+      concurrency: e.PETSTORE_WEBHOOK_CONCURRENCY,
+      maxInFlightPerEndpoint: e.PETSTORE_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     },
   };
 }

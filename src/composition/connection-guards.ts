@@ -1,29 +1,80 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { connectionRefusedResponse } from '../adapters/http/client-error.js';
 
 /** How many expired bans may be kept before they are swept out (a ban is checked, not timed). */
 const BANS_SWEPT_FROM = 10_000;
 
 /**
- * The client addresses of a server's connections: how many each holds open, and which are refused for
- * a while. Past `maxPerAddress` open connections, or while its address is banned, a connection is
- * closed as soon as it is accepted, without an answer, as the global cap does: one client must not take
- * every connection the server will hold, nor make it set up connection after connection to abuse. Behind
- * a proxy every connection comes from the proxy's address, so there the proxy caps each client instead
- * (deploy/nginx), the cap is set at least as high as the global one, and no ban is given.
+ * How many refused connections may wait for their answer to be read at once; past it a refused one is
+ * closed at once, without one: a flood of connections must not turn into a flood of lingering sockets.
  */
-export class ClientAddresses {
-  private readonly open = new Map<string, number>();
+const MAX_ANSWERED_REFUSALS = 1_024;
+
+/** How long a refused connection is kept after its answer, for the client to read it: then it is destroyed. */
+const REFUSAL_LINGER_MS = 2_000;
+
+/** What a client refused by a cap is told to wait before it tries again. */
+const REFUSAL_RETRY_AFTER_SECONDS = 1;
+
+/** The caps on the connections a server holds, and how long an idle one is kept from a newcomer. */
+export interface ConnectionCapLimits {
+  /** Connections past this many are refused (503). */
+  readonly maxConnections: number;
+  /** The same per client address (429), once none of the address's own is idle. */
+  readonly maxPerAddress: number;
+  /**
+   * How long a connection must have had no request in progress before a newcomer from its address, at
+   * its cap, may close it to take its place.
+   */
+  readonly idleGraceMs: number;
+}
+
+/** What the caps know of one open connection. */
+interface Tracked {
+  /** Requests read and not yet answered on it (pipelined ones waiting their turn included). */
+  inProgress: number;
+  /** When it last had none: its accept, or its last answer. */
+  idleSinceMs: number;
+  /** Whether it was closed to make room, and already uncounted. */
+  evicted: boolean;
+}
+
+/**
+ * The connection caps of a server. Past `maxConnections` open connections, a new one is answered 503;
+ * from a client address holding `maxPerAddress`, a new one first takes the place of the address's
+ * oldest connection that has had no request in progress for `idleGraceMs` (a keep-alive connection its
+ * pool left idle, or one that never sent a request), and only when all of them are busy is it answered
+ * 429: as nginx's `limit_conn` counts only connections with a request in progress, 256 silent sockets
+ * lock no client out, and a pool's warm connections do not turn its burst into resets. Each refusal
+ * carries Retry-After and the Error body, written as the connection is accepted and before Node's HTTP
+ * parser is attached, and the connection is closed after it. While an address is banned (see `ban`),
+ * its connections are closed on arrival without an answer: a ban must cost the server nothing.
+ * Behind a proxy every connection comes from the proxy's address, so there the proxy caps each client
+ * instead (deploy/nginx), the cap is set at least as high as the global one, and no ban is given.
+ */
+export class ConnectionCaps {
+  private open = 0;
+  private answeredRefusals = 0;
+  private readonly byAddress = new Map<string, Map<Socket, Tracked>>();
+  private readonly tracked = new WeakMap<Socket, Tracked>();
   private readonly bannedUntil = new Map<string, number>();
 
   constructor(
     server: Server,
-    private readonly maxPerAddress: number,
+    private readonly limits: ConnectionCapLimits,
     private readonly nowMs: () => number = () => performance.now(),
   ) {
-    // First, before Node's HTTP listener sets the connection up: a refused one costs nothing more.
-    server.prependListener('connection', (socket: Socket) => this.admit(socket));
+    // Node's HTTP listener is run only for admitted connections: a refused one gets its answer raw, and
+    // no parser, request or timeout of Node's is set up for it.
+    const http = server.listeners('connection') as Array<(socket: Socket) => void>;
+    server.removeAllListeners('connection');
+    server.on('connection', (socket: Socket) => {
+      if (!this.admit(socket)) return;
+      for (const listener of http) listener.call(server, socket);
+    });
+    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => this.started(req.socket, res));
   }
 
   /** Refuses `address` new connections for `ms` (none when 0); its open ones are the caller's to close. */
@@ -36,18 +87,77 @@ export class ClientAddresses {
     this.bannedUntil.set(address, this.nowMs() + ms);
   }
 
-  private admit(socket: Socket): void {
+  private admit(socket: Socket): boolean {
     const address = socket.remoteAddress ?? '';
-    const count = this.open.get(address) ?? 0;
-    if (count >= this.maxPerAddress || this.banned(address)) {
+    if (this.banned(address)) {
       socket.destroy();
-      return;
+      return false;
     }
-    this.open.set(address, count + 1);
+    if (this.open >= this.limits.maxConnections) return this.refuse(socket, 'server');
+    let peers = this.byAddress.get(address);
+    if (peers !== undefined && peers.size >= this.limits.maxPerAddress && !this.evictIdle(peers)) {
+      return this.refuse(socket, 'address');
+    }
+    if (peers === undefined) {
+      peers = new Map();
+      this.byAddress.set(address, peers);
+    }
+    const tracked: Tracked = { inProgress: 0, idleSinceMs: this.nowMs(), evicted: false };
+    peers.set(socket, tracked);
+    this.tracked.set(socket, tracked);
+    this.open += 1;
+    const own = peers;
     socket.once('close', () => {
-      const left = (this.open.get(address) ?? 1) - 1;
-      if (left === 0) this.open.delete(address);
-      else this.open.set(address, left);
+      if (!tracked.evicted) this.forget(address, own, socket);
+    });
+    return true;
+  }
+
+  private forget(address: string, peers: Map<Socket, Tracked>, socket: Socket): void {
+    this.open -= 1;
+    peers.delete(socket);
+    if (peers.size === 0) this.byAddress.delete(address);
+  }
+
+  /** Closes the oldest of `peers` idle for the grace, and answers whether one was. */
+  private evictIdle(peers: Map<Socket, Tracked>): boolean {
+    const idleBefore = this.nowMs() - this.limits.idleGraceMs;
+    for (const [socket, tracked] of peers) {
+      if (tracked.inProgress > 0 || tracked.idleSinceMs > idleBefore) continue;
+      // Uncounted now, not at its 'close' (a tick later): the next newcomer of a burst must not pick it too.
+      tracked.evicted = true;
+      this.open -= 1;
+      peers.delete(socket);
+      socket.destroy();
+      return true;
+    }
+    return false;
+  }
+
+  private refuse(socket: Socket, cap: 'address' | 'server'): false {
+    if (this.answeredRefusals >= MAX_ANSWERED_REFUSALS) {
+      socket.destroy();
+      return false;
+    }
+    this.answeredRefusals += 1;
+    socket.once('close', () => {
+      this.answeredRefusals -= 1;
+    });
+    socket.on('error', () => {});
+    // Whatever the client sends is read and dropped: unread bytes at the close would turn it into a reset,
+    // and the client would never see the answer.
+    socket.resume();
+    endThenDestroy(socket, connectionRefusedResponse(cap, REFUSAL_RETRY_AFTER_SECONDS), REFUSAL_LINGER_MS);
+    return false;
+  }
+
+  private started(socket: Socket, res: ServerResponse): void {
+    const tracked = this.tracked.get(socket);
+    if (tracked === undefined) return;
+    tracked.inProgress += 1;
+    res.once('close', () => {
+      tracked.inProgress -= 1;
+      if (tracked.inProgress === 0) tracked.idleSinceMs = this.nowMs();
     });
   }
 

@@ -12,9 +12,6 @@ import type { StockEventType } from '../domain/stock-event.js';
 import type { Config } from './config.js';
 import { every } from './outcome-purge.js';
 
-/** How many attempts one instance has under way at most: a slow endpoint holds one of them, not the rest. */
-export const DELIVERY_CONCURRENCY = 16;
-
 /** How often settled deliveries past their retention are looked for: every 10 minutes. */
 export const SETTLED_PURGE_EVERY_MS = 600_000;
 
@@ -38,7 +35,7 @@ export function startEventDispatch(
   },
   config: Pick<Config, 'webhooks'>,
 ): EventDispatch {
-  const { pollMs, retryFirstDelayMs, allowPrivate } = config.webhooks;
+  const { pollMs, retryFirstDelayMs, allowPrivate, concurrency, maxInFlightPerEndpoint } = config.webhooks;
   const deliver = new DeliverStockEvents(
     deps.webhooks,
     new StandardWebhookSender({ allowPrivate }),
@@ -46,6 +43,7 @@ export function startEventDispatch(
     Math.random,
     {
       ...DEFAULT_DELIVERY_OPTIONS,
+      perEndpoint: maxInFlightPerEndpoint,
       schedule: { ...DEFAULT_DELIVERY_OPTIONS.schedule, firstDelayMs: retryFirstDelayMs },
     },
     (type, outcome) => {
@@ -73,7 +71,7 @@ export function startEventDispatch(
     running = true;
     let busy = false;
     try {
-      const round = await deliver.execute(DELIVERY_CONCURRENCY - underWay.size);
+      const round = await deliver.execute(concurrency - underWay.size);
       // Another round at once only when a full batch was routed (more is waiting): under a steady stream
       // of writes, routing then runs once a poll, not without pause.
       busy = round.routed >= DEFAULT_DELIVERY_OPTIONS.routeBatch;

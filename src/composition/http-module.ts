@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { AccessLogger } from '../adapters/http/access-log.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
+import { docsPages } from '../adapters/http/docs-routes.js';
 import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { RequestTracing } from '../adapters/http/request-tracing.js';
@@ -62,6 +63,8 @@ export const httpModule = (
           logger,
           keyUses,
           inventoryJson: inventoryJsonSourceOf(inventory),
+          // The API reference page is the server's, not the Koa adapter's.
+          pages: [docsPages],
           readiness: () => readiness.ready && checks.every((c) => !c.critical || c.healthy()),
           healthChecks: () => Object.fromEntries(checks.map((c) => [c.name, c.healthy()])),
           ...(metrics === undefined ? {} : { metrics }),

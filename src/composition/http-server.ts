@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { clientErrorResponse } from '../adapters/http/client-error.js';
 import { deferContinue } from '../adapters/http/expect-continue.js';
-import { ClientAddresses, endThenDestroy, oneRequestAtATime } from './connection-guards.js';
+import { ConnectionCaps, endThenDestroy, oneRequestAtATime } from './connection-guards.js';
 
 /**
  * How long a client may take, and how many connections and requests it may hold at once. Node's
@@ -18,10 +18,19 @@ export interface ConnectionLimits {
   readonly requestTimeoutMs: number;
   /** How long an idle keep-alive connection is kept for its next request. */
   readonly keepAliveTimeoutMs: number;
-  /** Connections past this many are closed as soon as they are accepted, without an answer. */
+  /** Connections past this many are answered 503 with Retry-After as soon as they are accepted, and closed. */
   readonly maxConnections: number;
-  /** The same, counted per client address (the socket's: behind a proxy, the proxy's). */
+  /**
+   * The same per client address (the socket's: behind a proxy, the proxy's), answered 429: once the
+   * address holds this many, a new connection takes the place of its oldest idle one (see
+   * `idleConnectionGraceMs`), and is refused only when every one of them has a request in progress.
+   */
   readonly maxConnectionsPerAddress: number;
+  /**
+   * How long a connection must have had no request in progress (since it was accepted or last answered)
+   * before a newcomer from its address, at the address's cap, may close it to take its place.
+   */
+  readonly idleConnectionGraceMs: number;
   /**
    * How many requests a connection may pipeline ahead of the one being answered; one more and the
    * connection is closed. They run one at a time, in order.
@@ -48,6 +57,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 4_000,
   maxConnectionsPerAddress: 256,
+  idleConnectionGraceMs: 1_000,
   maxPipelinedRequests: 32,
   pipeliningBanMs: 10_000,
   inactivityTimeoutMs: 30_000,
@@ -96,10 +106,14 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
     requireHostHeader: false,
   });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.maxConnections = limits.maxConnections;
   // With no listener for 'timeout', Node destroys a socket that has been silent this long.
   server.timeout = limits.inactivityTimeoutMs;
-  const addresses = new ClientAddresses(server, limits.maxConnectionsPerAddress);
+  // Not server.maxConnections: Node closes the connections past it without a word, before any listener.
+  const addresses = new ConnectionCaps(server, {
+    maxConnections: limits.maxConnections,
+    maxPerAddress: limits.maxConnectionsPerAddress,
+    idleGraceMs: limits.idleConnectionGraceMs,
+  });
   server.on(
     'request',
     oneRequestAtATime(handler, limits.maxPipelinedRequests, (socket) =>

@@ -5,7 +5,7 @@ import { UnavailableRateLimiter } from '../adapters/failover/unavailable-rate-li
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
 import { createRedisClient, createRedisClusterClient, whenReady } from '../adapters/redis/redis-client.js';
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
-import type { OutageLogger } from '../adapters/shared/outage-logger.js';
+import type { OutageLogger } from '../application/ports/outage-logger.js';
 import type { Config } from './config.js';
 import { bindResolved, type Closeable, type HealthCheck, TOKENS, token } from './tokens.js';
 

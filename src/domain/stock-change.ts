@@ -1,4 +1,5 @@
 import type { StockLevel } from './inventory-item.js';
+import { holdsControlCharacter } from './plain-text.js';
 
 /**
  * Which kind of write made a change: a stock set to a count, moved by a delta, or lowered by the
@@ -39,16 +40,13 @@ export interface StockChange {
 /** The most characters a reason holds. */
 export const REASON_MAX = 200;
 
-// C0 controls, DEL and C1 controls: none belongs in a line a person reads in a history.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
 /**
  * Whether `text` can be a change's reason: 1 to 200 characters (code points, so a character outside the
- * Basic Multilingual Plane counts once), none of them a control character.
+ * Basic Multilingual Plane counts once), none of them a control character or a bidirectional control:
+ * none belongs in a line a person reads in a history (see `holdsControlCharacter`).
  */
 export function isReason(text: string): boolean {
-  if (text.length === 0 || CONTROL.test(text)) return false;
+  if (text.length === 0 || holdsControlCharacter(text)) return false;
   let count = 0;
   for (const _ of text) {
     count += 1;

@@ -7,8 +7,8 @@ import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore } from '../../src/application/inventory-core.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
-import { ManualClock } from '../support/manual-clock.js';
 import { webhookAdminOf } from '../support/webhook-admin.js';
 
 /** What one run of the CLI did. */

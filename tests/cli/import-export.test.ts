@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CATEGORY_NAME_MAX, PET_NAME_MAX, PHOTO_URL_MAX, PHOTO_URLS_MAX, TAGS_MAX } from '../../src/domain/pet.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { type CliHarness, cliHarness, expectRefused } from './cli-harness.js';
 
 let cli: CliHarness;
@@ -89,6 +89,11 @@ describe('import files refuse fields past the domain limits, with a message nami
       '[0].photoUrls[0] must be at most 2048 characters',
     ],
     ['a NUL in a name', pet(1).replace('"pet 1"', '"pet\\u00001"'), '[0].name holds a control character'],
+    [
+      'a bidirectional isolate in a name',
+      pet(1).replace('"pet 1"', '"pet\\u20661"'),
+      '[0].name holds a control character',
+    ],
     ['markup in a tag name', pet(1, ', "tags": [{"id": 1, "name": "<b>x</b>"}]'), '[0].tags[0].name holds < or >'],
     [
       'a javascript: photo URL',

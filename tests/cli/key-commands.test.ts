@@ -79,6 +79,12 @@ describe('keys create', () => {
       ['an empty label', ['--plan', 'free', '--label', ''], '--label must not be empty'],
       ['a label that is not UTF-8', ['--plan', 'free', '--label', 'Caf\uFFFD'], 'argument 4 is not valid UTF-8 text'],
       ['a name with a line break', ['--plan', 'free', '--name', 'a\nb'], '--name must not hold a control character'],
+      ['a name with a right-to-left mark', ['--plan', 'free', '--name', 'a\u200fb'], '--name must not hold a control'],
+      [
+        'a per-day limit below the per-minute one',
+        ['--plan', 'enterprise', '--per-minute', '100', '--per-day', '99'],
+        '--per-day (99) must be at least --per-minute (100)',
+      ],
       ['an empty name', ['--plan', 'free', '--name', ' '], '--name must not be empty'],
       ['a name and a label', ['--plan', 'free', '--name', 'a', '--label', 'b'], 'give --name or --label'],
       ['no scope', ['--plan', 'free', '--scopes', ','], '--scopes must list one or more of inventory:read'],

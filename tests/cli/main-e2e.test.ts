@@ -195,3 +195,44 @@ describe('the petstore program run as a process', () => {
     expect(await stored()).toEqual({ keys: 0, pets: [], orders: [] });
   });
 });
+
+/** Runs the program with its stdout a pipe whose reader has already gone, as `petstore ... | head` ends. */
+function petstoreIntoClosedPipe(...argv: string[]): Promise<CliRun> {
+  const { REDIS_URL: _redis, ...env } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...argv], {
+    cwd: process.cwd(),
+    env: { ...env, PETSTORE_DB: temp.path, PETSTORE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Closed before the program can start: its first write meets EPIPE.
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    stderr += text;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: '', stderr }));
+  });
+}
+
+describe('a list read by a reader that stops early (petstore ... | head)', () => {
+  beforeEach(async () => {
+    expect((await petstore('keys', 'create', '--plan', 'free')).code).toBe(0);
+    expect((await petstore('pets', 'add', '--id', '1', '--name', 'Rex')).code).toBe(0);
+    expect(
+      (await petstore('webhooks', 'add', '--url', 'https://93.184.216.34/hook', '--events', 'inventory.updated')).code,
+    ).toBe(0);
+  });
+
+  it.each([
+    ['keys', 'list'],
+    ['webhooks', 'list'],
+    ['pets', 'export'],
+    ['keys', 'create', '--plan', 'free'],
+  ])('%s %s ends with exit code 0, without `error: write EPIPE`', async (...argv) => {
+    const result = await petstoreIntoClosedPipe(...argv);
+    expect(result.stderr).not.toMatch(/error/);
+    expect(result.code).toBe(0);
+  });
+});

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
-import { drain } from '../contracts/storage-fixture.js';
-import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { aPet, drain, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { type CliHarness, cliHarness, expectRefused } from './cli-harness.js';
 
 let cli: CliHarness;
@@ -64,6 +63,11 @@ describe('pets add', () => {
       [
         'a name with a control character',
         ['--id', '1', '--name', 'Re\u001bx'],
+        '--name must not hold a control character',
+      ],
+      [
+        'a name with a right-to-left override',
+        ['--id', '1', '--name', 'Re\u202ex'],
         '--name must not hold a control character',
       ],
       ['a name with markup', ['--id', '1', '--name', '<b>Rex</b>'], '--name holds < or >'],

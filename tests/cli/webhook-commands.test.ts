@@ -58,7 +58,7 @@ describe('webhooks add', () => {
     await expectRefused(
       cli,
       ['webhooks', 'add', '--url', 'https://169.254.169.254/', '--events', 'inventory.updated'],
-      'loopback, private, link-local or metadata address; set PETSTORE_WEBHOOK_ALLOW_PRIVATE=true',
+      'loopback, private, link-local, metadata, documentation or tunnel address; set PETSTORE_WEBHOOK_ALLOW_PRIVATE=true',
     );
   });
 

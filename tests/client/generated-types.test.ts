@@ -78,7 +78,7 @@ describe('the package’s client entry', () => {
     const built = (ext: string) => `./${build.compilerOptions.outDir}/client/index.${ext}`;
     expect(entry).toEqual({ types: built('d.ts'), default: built('js') });
     expect(readFileSync(join(root, build.compilerOptions.rootDir, 'client/index.ts'), 'utf8')).toMatch(
-      /export \{ createPetstoreClient \}/,
+      /export const createPetstoreClient = /,
     );
   });
 });

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetstoreClient, type PetstoreClient } from '../../src/client/index.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { anOrder, aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { type HttpFixture, startHttpFixture } from '../http/support/http-fixture.js';
-import { anOrder, aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
 
 describe('the typed client', () => {
   let fixture: HttpFixture;

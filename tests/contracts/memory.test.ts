@@ -1,39 +1,43 @@
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { describeApiKeyStoreContract } from './api-key-store.contract.js';
-import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
-import { describeOrderBookContract } from './order-book.contract.js';
-import { describePetCatalogContract } from './pet-catalog.contract.js';
-import { describeRateLimiterContract } from './rate-limiter.contract.js';
-import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
-import type { MakeStorage } from './storage-fixture.js';
-import { describeWebhookStoreContract } from './webhook-store.contract.js';
+import {
+  describeApiKeyStoreContract,
+  describeRateLimiterContract,
+  describeStorageContract,
+  type MakeStorage,
+  ManualClock,
+} from '../../src/testing/index.js';
+
+const runner = { describe, it, beforeEach, afterEach };
 
 const makeMemory: MakeStorage = async () => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   return { ...createMemoryAdapters(clock), clock, close: async () => {} };
 };
 
-describeInventoryRepositoryContract('memory', makeMemory);
-describePetCatalogContract('memory', makeMemory);
-describeStockChangeFeedContract('memory', makeMemory);
-describeWebhookStoreContract('memory', makeMemory);
-describeOrderBookContract('memory', makeMemory);
-describeApiKeyStoreContract('memory', makeMemory);
+describeStorageContract('memory', makeMemory, runner);
 // The cache in front of a store must keep the store's contract (its revocations seen at once).
-describeApiKeyStoreContract('cached memory', async () => {
-  const clock = new ManualClock();
-  const memory = createMemoryAdapters(clock);
-  return {
-    ...memory,
-    clock,
-    keys: new CachedApiKeyStore(memory.keys, new ManualClock(), { ttlMs: 500 }),
+describeApiKeyStoreContract(
+  'cached memory',
+  async () => {
+    const clock = new ManualClock();
+    const memory = createMemoryAdapters(clock);
+    return {
+      ...memory,
+      clock,
+      keys: new CachedApiKeyStore(memory.keys, new ManualClock(), { ttlMs: 500 }),
+      close: async () => {},
+    };
+  },
+  runner,
+);
+describeRateLimiterContract(
+  'memory',
+  async (clock, banPolicy) => ({
+    limiter: new MemoryRateLimiter(clock, { banPolicy }),
     close: async () => {},
-  };
-});
-describeRateLimiterContract('memory', async (clock, banPolicy) => ({
-  limiter: new MemoryRateLimiter(clock, { banPolicy }),
-  close: async () => {},
-}));
+  }),
+  runner,
+);

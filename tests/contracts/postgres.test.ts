@@ -1,13 +1,6 @@
-import { describe } from 'vitest';
+import { afterEach, beforeEach, describe, it } from 'vitest';
+import { describeStorageContract, type MakeStorage, ManualClock } from '../../src/testing/index.js';
 import { hasPostgresServer, usePostgresServer } from '../postgres/postgres-fixture.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { describeApiKeyStoreContract } from './api-key-store.contract.js';
-import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
-import { describeOrderBookContract } from './order-book.contract.js';
-import { describePetCatalogContract } from './pet-catalog.contract.js';
-import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
-import type { MakeStorage } from './storage-fixture.js';
-import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 // One real server for the file, a new database for each test: the suites run through the pool, the
 // transactions and the server's own constraints, as a deployment does.
@@ -32,10 +25,5 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
     };
   };
 
-  describeInventoryRepositoryContract('postgres', makePostgres);
-  describePetCatalogContract('postgres', makePostgres);
-  describeStockChangeFeedContract('postgres', makePostgres);
-  describeWebhookStoreContract('postgres', makePostgres);
-  describeOrderBookContract('postgres', makePostgres);
-  describeApiKeyStoreContract('postgres', makePostgres);
+  describeStorageContract('postgres', makePostgres, { describe, it, beforeEach, afterEach });
 });

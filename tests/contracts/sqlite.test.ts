@@ -1,13 +1,7 @@
+import { afterEach, beforeEach, describe, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorageOptions } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { describeStorageContract, type MakeStorage, ManualClock } from '../../src/testing/index.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { describeApiKeyStoreContract } from './api-key-store.contract.js';
-import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
-import { describeOrderBookContract } from './order-book.contract.js';
-import { describePetCatalogContract } from './pet-catalog.contract.js';
-import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
-import type { MakeStorage } from './storage-fixture.js';
-import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 // A real file per fixture, so the suites run through WAL, fsync and the group commit as a server does.
 const makeSqlite =
@@ -36,10 +30,5 @@ for (const [adapter, writer] of [
   ['sqlite', 'inline'],
   ['sqlite worker', 'worker'],
 ] as const) {
-  describeInventoryRepositoryContract(adapter, makeSqlite(writer));
-  describePetCatalogContract(adapter, makeSqlite(writer));
-  describeStockChangeFeedContract(adapter, makeSqlite(writer));
-  describeWebhookStoreContract(adapter, makeSqlite(writer));
-  describeOrderBookContract(adapter, makeSqlite(writer));
-  describeApiKeyStoreContract(adapter, makeSqlite(writer));
+  describeStorageContract(adapter, makeSqlite(writer), { describe, it, beforeEach, afterEach });
 }

@@ -5,9 +5,9 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
+import { aPet } from '../../src/testing/index.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
 import { eventually } from '../redis/redis-fixture.js';
-import { aPet } from '../support/mothers.js';
 import { type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
 import { type ServiceProcess, startService } from '../support/service-process.js';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quantity } from '../../src/domain/quantity.js';
+import { aPet } from '../../src/testing/index.js';
 import { type HttpFixture, startHttpFixture } from '../http/support/http-fixture.js';
-import { aPet } from '../support/mothers.js';
 import { typeErrors, writeReadmeExample } from '../support/readme-example.js';
 
 const root = join(import.meta.dirname, '..', '..');

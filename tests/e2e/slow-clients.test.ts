@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aPet } from '../../src/testing/index.js';
 import { connectFrom } from '../support/hostile-load.js';
 import { finalResponse, type ListeningApp, openSocket, startListeningApp } from '../support/listening-app.js';
-import { aPet } from '../support/mothers.js';
 
 // Small limits, so that the test waits a second, not the production 10 s and 30 s. The bounds below
 // leave a second and a half of slack for a busy machine: what they catch is Node's own defaults, under
@@ -116,20 +116,19 @@ describe('slow and idle clients', () => {
 });
 
 describe('the cap on open connections', () => {
-  it('closes connections past the cap at once, and serves again once some have closed', async () => {
+  it('answers connections past the cap 503 with Retry-After and the Error body, and serves again once some have closed', async () => {
     const app = await startListeningApp({ limits: { maxConnections: 3 } });
     try {
       const held = await Promise.all([1, 2, 3].map(() => openSocket(app.port)));
-      const extra = await openSocket(app.port);
-      let answer = '';
-      extra.setEncoding('utf8').on('data', (t: string) => {
-        answer += t;
+      const refused = finalResponse(await answerOnArrival(app.port, '127.0.0.1'));
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(refused.body)).toEqual({
+        code: 'unavailable',
+        message: 'the server holds as many connections as it takes; try again in 1 s',
+        status: 503,
       });
-      extra.on('error', () => {});
-      const closed = new Promise<void>((resolve) => extra.once('close', () => resolve()));
-      extra.write('GET /livez HTTP/1.1\r\nHost: x\r\n\r\n');
-      await closed;
-      expect(answer).toBe('');
 
       for (const socket of held) socket.destroy();
       await expect.poll(async () => (await fetch(`${app.running.url}/livez`)).status).toBe(200);
@@ -139,8 +138,11 @@ describe('the cap on open connections', () => {
   });
 });
 
-/** Whether a connection from `from` is closed by the server before it answers a /livez. */
-async function refusedOnArrival(port: number, from: string): Promise<boolean> {
+/**
+ * Everything the server writes to a connection from `from` that asks for /livez, until it closes it:
+ * nothing when it was closed on arrival without an answer.
+ */
+async function answerOnArrival(port: number, from: string): Promise<string> {
   const socket = await connectFrom(port, from);
   let answer = '';
   socket.setEncoding('utf8').on('data', (t: string) => {
@@ -149,18 +151,58 @@ async function refusedOnArrival(port: number, from: string): Promise<boolean> {
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   if (!socket.destroyed) socket.write('GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
   await closed;
-  return answer === '';
+  return answer;
 }
 
+/** Whether a connection from `from` is closed by the server before it answers a /livez. */
+const refusedOnArrival = async (port: number, from: string): Promise<boolean> =>
+  (await answerOnArrival(port, from)) === '';
+
 describe('the cap per client address', () => {
-  it('closes a client’s connections past its cap on arrival, and serves other addresses all the same', async () => {
-    const app = await startListeningApp({ limits: { maxConnectionsPerAddress: 3 } });
+  it('answers a client’s connection past its cap 429 with Retry-After while its others are young, and serves other addresses all the same', async () => {
+    const app = await startListeningApp({ limits: { maxConnectionsPerAddress: 3, idleConnectionGraceMs: 60_000 } });
     try {
       const held = await Promise.all([1, 2, 3].map(() => connectFrom(app.port, '127.0.0.8')));
-      expect(await refusedOnArrival(app.port, '127.0.0.8')).toBe(true);
-      expect(await refusedOnArrival(app.port, '127.0.0.9')).toBe(false);
+      const refused = finalResponse(await answerOnArrival(app.port, '127.0.0.8'));
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(refused.body)).toEqual({
+        code: 'too_many_connections',
+        message: 'this client address holds as many connections as the server gives one address; try again in 1 s',
+        status: 429,
+      });
+      expect(finalResponse(await answerOnArrival(app.port, '127.0.0.9')).status).toBe(200);
       for (const socket of held) socket.destroy();
-      await expect.poll(() => refusedOnArrival(app.port, '127.0.0.8')).toBe(false);
+      await expect.poll(async () => finalResponse(await answerOnArrival(app.port, '127.0.0.8')).status).toBe(200);
+    } finally {
+      await app.running.drain();
+    }
+  });
+
+  it('closes the address’s oldest connection idle past the grace to serve a newcomer, never one with a request in progress', async () => {
+    const app = await startListeningApp({ limits: { maxConnectionsPerAddress: 3, idleConnectionGraceMs: 300 } });
+    try {
+      const key = await app.key();
+      expect((await app.core.addPets.execute([aPet(1)])).ok).toBe(true);
+      const silent = await connectFrom(app.port, '127.0.0.13');
+      const silentClosed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+      // Two connections that stay busy: each sends a body slower than the grace, a byte at a time.
+      const busy = await Promise.all([1, 2].map(() => connectFrom(app.port, '127.0.0.13')));
+      const head = `PATCH /v1/inventory/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+      for (const socket of busy) socket.write(head);
+      const drip = setInterval(() => {
+        for (const socket of busy) if (!socket.destroyed) socket.write(' ');
+      }, 50);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(finalResponse(await answerOnArrival(app.port, '127.0.0.13')).status).toBe(200);
+        await silentClosed;
+        expect(busy.map((socket) => socket.destroyed)).toEqual([false, false]);
+      } finally {
+        clearInterval(drip);
+        for (const socket of busy) socket.destroy();
+      }
     } finally {
       await app.running.drain();
     }

@@ -7,7 +7,7 @@ import type { RateLimitAnswer, RateLimiter, RateLimitPeek } from '../../src/appl
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
 import { newSubjectState, type RateLimitDecision } from '../../src/domain/rate-limit.js';
 import { type RateLimitStanding, standingOf } from '../../src/domain/rate-limit-standing.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { RecordingLogger } from '../support/recording-logger.js';
 
 const FREE = PLAN_POLICIES.free;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet, INT64_MAX } from '../support/mothers.js';
+import { aPet, INT64_MAX } from '../../src/testing/index.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const ENTERPRISE = { perMinute: 100_000, perDay: 1_000_000 };
@@ -79,6 +79,24 @@ describe('GET /v1/inventory/changes (listAllStockChanges)', () => {
       const response = await get(`/v1/inventory/changes?${query}`);
       expect(response.status, query).toBe(400);
       expect(JSON.parse(response.text)).toMatchObject({ code: 'invalid_query' });
+    }
+  });
+
+  it('refuses a well-formed cursor it never gave (another txn, a change it does not hold) with 400 invalid_query', async () => {
+    await write('/v1/inventory/1', 'PATCH', '{"quantity":1}');
+    await write('/v1/inventory/1', 'PATCH', '{"quantity":2}');
+    const [first] = JSON.parse((await get('/v1/inventory/changes')).text) as FeedJson[];
+    expect((await get(`/v1/inventory/changes?after=${first?.cursor}`)).status).toBe(200);
+    expect((await get('/v1/inventory/changes?after=0.0')).status).toBe(200);
+    for (const cursor of ['1.0', '99.1', '0.99', '0.9223372036854775807', '9223372036854775807.1', '1.1']) {
+      const response = await get(`/v1/inventory/changes?after=${cursor}`);
+      expect(response.status, cursor).toBe(400);
+      expect(JSON.parse(response.text), cursor).toEqual({
+        code: 'invalid_query',
+        message: 'after must be a cursor of this feed, as a change listed it',
+        status: 400,
+      });
+      expect(response.headers.get('link'), cursor).toBeNull();
     }
   });
 });

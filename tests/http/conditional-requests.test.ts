@@ -8,8 +8,8 @@ import { HTTP_APP, httpModule } from '../../src/composition/http-module.js';
 import { TOKENS } from '../../src/composition/tokens.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { aPet } from '../../src/testing/index.js';
 import { delegateInventory } from '../support/delegate-inventory.js';
-import { aPet } from '../support/mothers.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const ENTERPRISE = { perMinute: 100_000, perDay: 1_000_000 };

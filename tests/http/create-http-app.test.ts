@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpAppDeps } from '../../src/adapters/http/create-http-app.js';
-import { aPet } from '../support/mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import { type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 import { TEST_SERVERS } from './support/openapi-contract.js';
 
@@ -16,6 +18,20 @@ describe('createHttpApp', () => {
   it('builds the app without listening: the caller owns the socket', () => {
     const app = createHttpApp(unusedDeps({}));
     expect(typeof app.callback()).toBe('function');
+  });
+
+  it('serves no API reference page of its own: /docs is the server’s, passed in as pages', async () => {
+    const server = createServer(createHttpApp(unusedDeps({})).callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answers = await Promise.all(
+        ['/docs', '/docs/scalar.js'].map(async (path) => (await fetch(`http://127.0.0.1:${port}${path}`)).status),
+      );
+      expect(answers).toEqual([404, 404]);
+    } finally {
+      server.close();
+    }
   });
 
   it.each([

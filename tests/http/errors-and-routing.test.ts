@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
+import { aPet } from '../../src/testing/index.js';
 import { delegateInventory } from '../support/delegate-inventory.js';
-import { aPet } from '../support/mothers.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const errorOf = (response: ApiResponse): { code: string; message: string; status: number } => JSON.parse(response.text);

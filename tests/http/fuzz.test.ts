@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
+import { anOrder, aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { type ListeningApp, startListeningApp } from '../support/listening-app.js';
-import { anOrder, aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
 import { type HttpFixture, startHttpFixture } from './support/http-fixture.js';
 import { expectMatchesDocument, TEST_SERVERS } from './support/openapi-contract.js';
 

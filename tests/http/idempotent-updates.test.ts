@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { aPet } from '../../src/testing/index.js';
 import { delegateInventory } from '../support/delegate-inventory.js';
-import { aPet } from '../support/mothers.js';
 import {
   type ApiResponse,
   type FixtureOptions,

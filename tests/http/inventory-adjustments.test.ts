@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet } from '../support/mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import {
   type ApiResponse,
   type FixtureOptions,

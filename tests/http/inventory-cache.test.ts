@@ -6,9 +6,9 @@ import type { InventoryRepository } from '../../src/application/ports/inventory-
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { aPet } from '../../src/testing/index.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
 import { delegateInventory } from '../support/delegate-inventory.js';
-import { aPet } from '../support/mothers.js';
 import {
   type ApiResponse,
   type FixtureOptions,

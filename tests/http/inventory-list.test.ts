@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { InventoryQuery, InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { InventoryItem } from '../../src/domain/inventory-item.js';
+import { aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { delegateInventory } from '../support/delegate-inventory.js';
-import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
 import { gate, type HttpFixture, startHttpFixture } from './support/http-fixture.js';
 import { expectMatchesDocument } from './support/openapi-contract.js';
 

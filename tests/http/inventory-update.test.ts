@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet, INT64_MAX, INT64_MIN } from '../support/mothers.js';
+import { aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { type ApiResponse, gate, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const errorOf = (response: ApiResponse): { code: string; message: string } => JSON.parse(response.text);
@@ -138,6 +138,13 @@ describe('PATCH /v1/inventory/{petId} (updateInventory)', () => {
       ['a reason of 201 characters', `{"quantity":1,"reason":"${'r'.repeat(201)}"}`, /reason must be/],
       ['a reason with a line feed', '{"quantity":1,"reason":"a\\nb"}', /without control characters/],
       ['a reason with a C1 control', '{"quantity":1,"reason":"a\\u0085b"}', /without control characters/],
+      ['a reason with a right-to-left override', '{"quantity":1,"reason":"a\\u202eb"}', /without control characters/],
+      ['a reason with an embedding', '{"quantity":1,"reason":"a\\u202ab"}', /without control characters/],
+      ['a reason with a right-to-left isolate', '{"quantity":1,"reason":"a\\u2067b"}', /without control characters/],
+      ['a reason with a pop isolate', '{"quantity":1,"reason":"a\\u2069b"}', /without control characters/],
+      ['a reason with a left-to-right mark', '{"quantity":1,"reason":"a\\u200eb"}', /without control characters/],
+      ['a reason with a right-to-left mark', '{"quantity":1,"reason":"a\\u200fb"}', /without control characters/],
+      ['a reason with an Arabic letter mark', '{"quantity":1,"reason":"a\\u061cb"}', /without control characters/],
       ['a reason that is not a string', '{"quantity":1,"reason":5}', /reason must be a string/],
       ['a null reason', '{"quantity":1,"reason":null}', /reason must be a string/],
     ])('refuses %s', async (_, body, message) => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { aPet } from '../support/mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import { type HttpFixture, jsonWith, startHttpFixture, UNKNOWN_KEY } from './support/http-fixture.js';
 
 let fx: HttpFixture;

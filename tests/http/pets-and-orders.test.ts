@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
-import { anOrder, aPet, INT64_MAX } from '../support/mothers.js';
+import { anOrder, aPet, INT64_MAX } from '../../src/testing/index.js';
 import { type ApiResponse, type HttpFixture, startHttpFixture, TEST_SUNSET_AT } from './support/http-fixture.js';
 import { TEST_SERVERS } from './support/openapi-contract.js';
 

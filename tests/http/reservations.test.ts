@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet } from '../support/mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const bodyOf = (response: ApiResponse) => JSON.parse(response.text);

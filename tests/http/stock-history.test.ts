@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet, INT64_MAX } from '../support/mothers.js';
+import { aPet, INT64_MAX } from '../../src/testing/index.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const ENTERPRISE = { perMinute: 100_000, perDay: 1_000_000 };

@@ -3,9 +3,9 @@ import type { Config } from '../../src/composition/config.js';
 import { redisLimiterModule } from '../../src/composition/redis-module.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { aPet } from '../../src/testing/index.js';
 import { eventually, hasRedisServer } from '../redis/redis-fixture.js';
 import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { aPet } from '../support/mothers.js';
 import { freePort, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { type MeteredService, sample, startMeteredService } from './metrics-service.js';
 

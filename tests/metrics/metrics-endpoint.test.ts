@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aPet } from '../support/mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import { type MeteredService, sample, startMeteredService } from './metrics-service.js';
 
 let service: MeteredService;

@@ -5,10 +5,8 @@ import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import type { ReservationCommand } from '../../src/domain/reservation-outcome.js';
 import type { IdempotencyClaim, StockCommand } from '../../src/domain/stock-command.js';
-import { aCommand, adjustBy, setTo } from '../contracts/stock-commands.contract.js';
+import { aCommand, adjustBy, aPet, ManualClock, setTo } from '../../src/testing/index.js';
 import { eventually } from '../redis/redis-fixture.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { aPet } from '../support/mothers.js';
 import { hasPostgresServer, usePostgresServer } from './postgres-fixture.js';
 
 const AT = Date.UTC(2026, 5, 1, 12, 0, 0);

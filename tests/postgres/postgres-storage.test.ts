@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { PostgresUnavailableError } from '../../src/adapters/postgres/postgres-database.js';
 import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
+import { aKeyRecord } from '../../src/testing/index.js';
 import { eventually } from '../redis/redis-fixture.js';
-import { aKeyRecord } from '../support/mothers.js';
 import { hasPostgresServer, usePostgresServer } from './postgres-fixture.js';
 
 /** Runs `work` with a plain client of the database at `url`, outside the adapter. */

@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import type { StockCommand } from '../../src/domain/stock-command.js';
-import { aCommand, adjustBy, setTo } from '../contracts/stock-commands.contract.js';
+import { aCommand, adjustBy, aPet, setTo } from '../../src/testing/index.js';
 import { eventually } from '../redis/redis-fixture.js';
-import { aPet } from '../support/mothers.js';
 import { hasPostgresServer, usePostgresServer } from './postgres-fixture.js';
 
 const AT = Date.UTC(2026, 5, 1, 12, 0, 0);

@@ -1,10 +1,10 @@
 import type { Cluster } from 'ioredis';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clusterSlot } from '../../src/adapters/redis/cluster-slot.js';
 import { RedisRateLimiter, rateLimitKey } from '../../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
-import { describeRateLimiterContract } from '../contracts/rate-limiter.contract.js';
+import { describeRateLimiterContract } from '../../src/testing/index.js';
 import { hasRedisCluster, useRedisCluster } from './redis-cluster-fixture.js';
 import { freshPrefix } from './redis-fixture.js';
 import { expectSixtyOfHundredAdmitted } from './shared-limit.js';
@@ -19,10 +19,14 @@ describe.skipIf(!hasRedisCluster)('RedisRateLimiter on a real Redis Cluster of t
   });
 
   // The contract drives time with a ManualClock; the limiter passes it to the script instead of TIME.
-  describeRateLimiterContract('redis cluster', async (clock, banPolicy) => ({
-    limiter: new RedisRateLimiter(client, clock, { keyPrefix: freshPrefix(), banPolicy, timeFrom: 'clock' }),
-    close: async () => {},
-  }));
+  describeRateLimiterContract(
+    'redis cluster',
+    async (clock, banPolicy) => ({
+      limiter: new RedisRateLimiter(client, clock, { keyPrefix: freshPrefix(), banPolicy, timeFrom: 'clock' }),
+      close: async () => {},
+    }),
+    { describe, it, beforeEach, afterEach },
+  );
 
   /** How many times the masters ran a script, from their command statistics. */
   const scriptRuns = async (): Promise<number> => {

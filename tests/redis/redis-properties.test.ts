@@ -7,8 +7,8 @@ import type { BanPolicy } from '../../src/domain/ban.js';
 import { LIMIT_MAX, type RateLimitPolicy, rateLimitPolicy } from '../../src/domain/plan.js';
 import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
 import { DAY_WINDOW, MINUTE_WINDOW, type WindowSpec } from '../../src/domain/sliding-window.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { countBetween, mostInAnyWindow } from '../support/exact-log.js';
-import { ManualClock } from '../support/manual-clock.js';
 import { timelineArbitrary } from '../support/timelines.js';
 import { freshPrefix, hasRedisServer, useRedisServer } from './redis-fixture.js';
 

@@ -5,7 +5,7 @@ import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { type BanPolicy, DEFAULT_BAN_POLICY } from '../../src/domain/ban.js';
 import { LIMIT_MAX, PLAN_POLICIES, type RateLimitPolicy, rateLimitPolicy } from '../../src/domain/plan.js';
 import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { freshPrefix, hasRedisServer, useRedisServer } from './redis-fixture.js';
 import { expectSixtyOfHundredAdmitted } from './shared-limit.js';
 

@@ -7,7 +7,7 @@ import type { InventoryQuery } from '../../src/application/ports/inventory-repos
 import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet } from '../support/mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import { type TempDatabase, tempDatabase } from './temp-database.js';
 
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
-import { ManualClock } from '../support/manual-clock.js';
+import { ManualClock } from '../../src/testing/index.js';
 import { type TempDatabase, tempDatabase } from './temp-database.js';
 
 const FREE = PLAN_POLICIES.free;

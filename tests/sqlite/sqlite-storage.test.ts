@@ -10,8 +10,7 @@ import { petId } from '../../src/domain/pet-id.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
 import type { StockCommand } from '../../src/domain/stock-command.js';
-import { drain } from '../contracts/storage-fixture.js';
-import { aKeyRecord, anOrder, aPet } from '../support/mothers.js';
+import { aKeyRecord, anOrder, aPet, drain } from '../../src/testing/index.js';
 import { type TempDatabase, tempDatabase } from './temp-database.js';
 
 const AT = Date.UTC(2026, 5, 1);

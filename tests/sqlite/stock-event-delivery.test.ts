@@ -4,9 +4,7 @@ import { StandardWebhookSender } from '../../src/adapters/webhooks/standard-webh
 import { DEFAULT_DELIVERY_OPTIONS, DeliverStockEvents } from '../../src/application/use-cases/deliver-stock-events.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { STOCK_EVENT_TYPES, type StockEventType } from '../../src/domain/stock-event.js';
-import { aCommand, setTo } from '../contracts/stock-commands.contract.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { aPet } from '../support/mothers.js';
+import { aCommand, aPet, ManualClock, setTo } from '../../src/testing/index.js';
 import { webhookAdminOf } from '../support/webhook-admin.js';
 import { type Received, startWebhookReceiver, verify, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { type TempDatabase, tempDatabase } from './temp-database.js';

@@ -4,8 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { drain } from '../contracts/storage-fixture.js';
-import { aKeyRecord, aPet } from '../support/mothers.js';
+import { aKeyRecord, aPet, drain } from '../../src/testing/index.js';
 import { type TempDatabase, tempDatabase } from './temp-database.js';
 import { startWorker } from './worker-process.js';
 

@@ -6,9 +6,9 @@ import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
+import { aPet } from '../../src/testing/index.js';
 import { tempDatabase } from '../sqlite/temp-database.js';
 import { finalResponse, type RawHead } from './listening-app.js';
-import { aPet } from './mothers.js';
 import { startService } from './service-process.js';
 
 /** The service as `npm start` runs it in production over SQLite, with pets and a key, for attacks. */

@@ -2,11 +2,12 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../src/adapters/http/create-http-app.js';
+import { docsPages } from '../../src/adapters/http/docs-routes.js';
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore, type InventoryCore } from '../../src/application/inventory-core.js';
 import { type ConnectionLimits, listen, type RunningServer } from '../../src/composition/http-server.js';
-import { ManualClock } from './manual-clock.js';
+import { ManualClock } from '../../src/testing/index.js';
 
 /** The app over memory storage, served by the service's own `listen`, as `npm start` serves it. */
 export interface ListeningApp {
@@ -32,6 +33,8 @@ export async function startListeningApp(options: ListeningAppOptions = {}): Prom
   const app = createHttpApp({
     ...core,
     clock,
+    // As the server serves it: with the API reference page.
+    pages: [docsPages],
     readiness: () => true,
     options: {
       sunsetAt: new Date('2027-06-30T00:00:00Z'),

@@ -20,6 +20,15 @@ export function writeReadmeExample(heading: string, file: string, imports: Reado
   return file;
 }
 
+/** The lines of the first plain block after "It prints:" under the README's `heading`. */
+export function readmeOutput(heading: string): string[] {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.split(new RegExp(`^## ${heading}$`, 'm'))[1] ?? '';
+  const block = /It prints:\n\n```\n([\s\S]*?)```/.exec(section)?.[1];
+  if (block === undefined) throw new Error(`README.md has no printed output under "## ${heading}"`);
+  return block.trimEnd().split('\n');
+}
+
 /** The compiler's messages for `file` under the project's compiler options; none when it type-checks. */
 export function typeErrors(file: string): string[] {
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);

@@ -1,4 +1,4 @@
-import type { OutageLogger } from '../../src/adapters/shared/outage-logger.js';
+import type { OutageLogger } from '../../src/application/ports/outage-logger.js';
 
 /** A logger that keeps what it is told, for tests to read. */
 export class RecordingLogger implements OutageLogger {

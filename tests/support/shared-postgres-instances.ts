@@ -4,7 +4,7 @@ import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { aPet } from './mothers.js';
+import { aPet } from '../../src/testing/index.js';
 import { startPostgresServer } from './postgres-server.js';
 import { type ServiceProcess, startService } from './service-process.js';
 

@@ -3,8 +3,7 @@ import { MemoryApiKeyStore } from '../../src/adapters/memory/memory-api-key-stor
 import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
 import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
 import type { ApiKeyStore } from '../../src/application/ports/api-key-store.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { aKeyRecord } from '../support/mothers.js';
+import { aKeyRecord, ManualClock } from '../../src/testing/index.js';
 
 const HASH = 'a'.repeat(64);
 const AT = Date.UTC(2026, 5, 1);

@@ -8,8 +8,7 @@ import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { RollApiKey } from '../../src/application/use-cases/roll-api-key.js';
 import { SetKeyExpiry } from '../../src/application/use-cases/set-key-expiry.js';
 import { keyScopes, keyStanding } from '../../src/domain/api-key.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { aKeyRecord } from '../support/mothers.js';
+import { aKeyRecord, ManualClock } from '../../src/testing/index.js';
 
 describe('key standing', () => {
   const key = aKeyRecord('key_a', { expiresAtMs: 1_000 });

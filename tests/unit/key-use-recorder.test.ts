@@ -3,8 +3,7 @@ import { MemoryApiKeyStore } from '../../src/adapters/memory/memory-api-key-stor
 import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
 import { KeyUseRecorder } from '../../src/adapters/shared/key-use-recorder.js';
 import type { KeyUse } from '../../src/application/ports/api-key-store.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { aKeyRecord } from '../support/mothers.js';
+import { aKeyRecord, ManualClock } from '../../src/testing/index.js';
 
 async function keysWith(...ids: string[]): Promise<MemoryApiKeyStore> {
   const keys = new MemoryApiKeyStore(new MemoryStore());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SharedRead } from '../../src/adapters/shared/shared-read.js';
+import { SharedRead } from '../../src/adapters/postgres/shared-read.js';
 
 /** A read that answers when the test says so, counting how many were started. */
 function controlledReads() {

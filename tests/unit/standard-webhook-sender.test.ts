@@ -38,7 +38,9 @@ describe('the Standard Webhooks sender', () => {
     const port = new URL(receiver.url).port;
     const literal = await sender.send(message(`http://127.0.0.1:${port}/hook`));
     expect(literal.status).toBeNull();
-    expect(literal.error).toContain('127.0.0.1 is a loopback, private, link-local or metadata address');
+    expect(literal.error).toContain(
+      '127.0.0.1 is a loopback, private, link-local, metadata, documentation or tunnel address',
+    );
     const named = await sender.send(message(`http://localhost:${port}/hook`));
     expect(named.status).toBeNull();
     expect(named.error).toMatch(/localhost resolves to .* loopback/);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decodeOutcome, encodeOutcome } from '../../src/adapters/shared/stock-outcome-json.js';
+import { decodeOutcome, encodeOutcome } from '../../src/adapters/sql/stock-outcome-json.js';
 import { stockLevel } from '../../src/domain/inventory-item.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import type { StockOutcome } from '../../src/domain/stock-outcome.js';
-import { INT64_MAX } from '../support/mothers.js';
+import { INT64_MAX } from '../../src/testing/index.js';
 
 const PET = petId(7n);
 

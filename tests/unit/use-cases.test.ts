@@ -23,10 +23,8 @@ import { RevokeApiKey } from '../../src/application/use-cases/revoke-api-key.js'
 import { UpdateStock, type UpdateStockInput } from '../../src/application/use-cases/update-stock.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { drain } from '../contracts/storage-fixture.js';
+import { aPet, drain, ManualClock } from '../../src/testing/index.js';
 import { delegateInventory } from '../support/delegate-inventory.js';
-import { ManualClock } from '../support/manual-clock.js';
-import { aPet } from '../support/mothers.js';
 
 /** Deterministic keys, so that the tests can name them; the real generator is tested with its adapter. */
 class CountingKeys implements KeyGenerator, KeyHasher {

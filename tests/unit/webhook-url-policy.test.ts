@@ -56,6 +56,44 @@ describe('the rule for webhook URLs', () => {
     }
   });
 
+  it.each([
+    ['an IPv4-compatible loopback', 'https://[::127.0.0.1]/hook', '127.0.0.1'],
+    ['an IPv4-mapped loopback in hex', 'https://[::ffff:7f00:1]/hook', '127.0.0.1'],
+    ['an IPv4-translated private address', 'https://[::ffff:0:a00:1]/hook', '10.0.0.1'],
+    ['a 6to4 address of the loopback', 'https://[2002:7f00:1::]/hook', '127.0.0.1'],
+    ['a 6to4 address of the metadata service', 'https://[2002:a9fe:a9fe::1]/hook', '169.254.169.254'],
+    ['a NAT64 address of a private one', 'https://[64:ff9b::192.168.0.1]/hook', '192.168.0.1'],
+    ['a NAT64 address of the loopback', 'https://[64:ff9b::7f00:1]/hook', '127.0.0.1'],
+  ])('refuses %s, judged as the IPv4 address it reaches', async (_, url, reached) => {
+    expect(await check(url)).toContain(`it reaches ${reached}`);
+  });
+
+  it('refuses the documentation ranges, Teredo and local NAT64, in a URL or behind a name', async () => {
+    for (const address of [
+      '192.0.2.1',
+      '198.51.100.7',
+      '203.0.113.255',
+      '2001:db8::1',
+      '2001:db8:ffff::1',
+      '3fff::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '2001::1',
+      '64:ff9b:1::a00:1',
+    ]) {
+      expect(forbiddenAddress(address), address).toMatch(/documentation or tunnel address/);
+    }
+    const named = webhookUrlCheck(false, resolver({ 'docs.example': ['93.184.216.34', '198.51.100.1'] }));
+    expect(await named('https://docs.example/')).toContain('198.51.100.1');
+    expect(await check('https://[2001:db8::1]/')).toMatch(/documentation/);
+    expect(await check('https://203.0.113.9/')).toMatch(/documentation/);
+  });
+
+  it('takes an IPv6 form of a public IPv4 address as that address', () => {
+    for (const address of ['::ffff:93.184.216.34', '::ffff:5db8:d822', '2002:5db8:d822::1', '64:ff9b::5db8:d822']) {
+      expect(forbiddenAddress(address), address).toBeUndefined();
+    }
+  });
+
   it('lets http and inside addresses through with PETSTORE_WEBHOOK_ALLOW_PRIVATE, and never credentials', async () => {
     const open = webhookUrlCheck(true, resolver({}));
     expect(await open('http://127.0.0.1:8080/hook')).toBeUndefined();

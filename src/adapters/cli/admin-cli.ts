@@ -18,9 +18,37 @@ export interface CliIo {
   readonly stderrIsTerminal?: boolean;
 }
 
-const processIo: CliIo = {
+/** Whether the reader of stdout has gone (EPIPE): what is left of the result is dropped. */
+let stdoutClosed = false;
+
+const isBrokenPipe = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'EPIPE';
+
+/**
+ * Writes to the process's stdout. A reader that stops early (`petstore keys list | head`) closes the pipe:
+ * that is its choice, not a failure, so the command ends as it would have, with its exit code and no
+ * `error: write EPIPE`, and writes nothing more. Other write errors still fail the command.
+ */
+function writeStdout(text: string): undefined | Promise<void> {
+  if (stdoutClosed) return undefined;
+  if (process.stdout.listenerCount('error') === 0) {
+    process.stdout.on('error', (error) => {
+      if (!isBrokenPipe(error)) throw error;
+      stdoutClosed = true;
+    });
+  }
   // Waits for 'drain' once the stream's buffer is full, so a large export never piles up in memory.
-  stdout: (text) => (process.stdout.write(text) ? undefined : once(process.stdout, 'drain').then(() => undefined)),
+  if (process.stdout.write(text)) return undefined;
+  return once(process.stdout, 'drain').then(
+    () => undefined,
+    (error: unknown) => {
+      if (!isBrokenPipe(error)) throw error;
+      stdoutClosed = true;
+    },
+  );
+}
+
+const processIo: CliIo = {
+  stdout: writeStdout,
   stderr: (text) => process.stderr.write(text),
   get stderrIsTerminal() {
     return process.stderr.isTTY === true;

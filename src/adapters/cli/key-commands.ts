@@ -34,7 +34,7 @@ hash is stored, so this is the one time the key is shown. Its id goes to stderr.
 Options:
   --plan PLAN        free, pro, business or enterprise (required)
   --per-minute N     requests a minute; enterprise only, and required for it
-  --per-day N        requests a day; enterprise only, and required for it
+  --per-day N        requests a day, at least --per-minute; enterprise only, and required for it
   --name TEXT        a name to tell the key apart, such as the customer's (at most ${KEY_NAME_MAX} characters);
                      --label is the same option's older spelling
   --scopes LIST      what the key may do, separated by commas: ${SCOPES.join(', ')}
@@ -93,6 +93,11 @@ function limitsOf(plan: string, options: ReadonlyMap<string, string>): Result<Ra
   if (!minute.ok) return minute;
   const day = limitOption('per-day', perDay);
   if (!day.ok) return day;
+  // A day's limit below the minute's makes the minute's a lie: the key is refused once the day's few are
+  // spent, whatever the minute allows. Equal is allowed (a key for a burst a day).
+  if (day.value < minute.value) {
+    return fail(`--per-day (${day.value}) must be at least --per-minute (${minute.value})`);
+  }
   return ok(rateLimitPolicy(minute.value, day.value));
 }
 

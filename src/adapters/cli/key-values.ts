@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { isScope, SCOPES, type Scope } from '../../domain/api-key.js';
+import { holdsControlCharacter } from '../../domain/plain-text.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import type { CommandLine } from './command-line.js';
 
@@ -70,10 +71,6 @@ export function scopesOption(name: string, text: string): Result<readonly Scope[
 /** The longest actor name the audit trail takes. */
 export const ACTOR_MAX = 200;
 
-// C0 and C1 controls and DEL: an actor is printed in the audit listing, one entry a line.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it refuses
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
 /** Who the operating system says runs the command; `unknown` where it cannot tell (a container without a user). */
 function osUser(): string {
   try {
@@ -87,7 +84,7 @@ function osUser(): string {
 export function actorOf(line: CommandLine): Result<string, string> {
   const given = line.options.get('actor');
   if (given === undefined) return ok(osUser());
-  if (given.trim() === '' || given.length > ACTOR_MAX || CONTROL.test(given)) {
+  if (given.trim() === '' || given.length > ACTOR_MAX || holdsControlCharacter(given)) {
     return fail(`--actor must be 1 to ${ACTOR_MAX} characters without control characters (got ${quoted(given)})`);
   }
   return ok(given);

@@ -1,4 +1,5 @@
 import type { Clock } from '../../application/ports/clock.js';
+import type { OutageLogger } from '../../application/ports/outage-logger.js';
 import type {
   LocalAnswers,
   RateLimitAnswer,
@@ -6,7 +7,6 @@ import type {
   RateLimitPeek,
 } from '../../application/ports/rate-limiter.js';
 import type { RateLimitPolicy } from '../../domain/plan.js';
-import type { OutageLogger } from '../shared/outage-logger.js';
 
 /** How a FailoverRateLimiter retries its primary and reports its outages. */
 export interface FailoverRateLimiterOptions {

@@ -6,7 +6,6 @@ import { grants, type Principal } from '../../domain/api-key.js';
 import { PLAN_POLICIES } from '../../domain/plan.js';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import { headlineOf } from '../../domain/rate-limit-standing.js';
-import { DOCS_PATHS } from './docs-page.js';
 import { sendError } from './error-response.js';
 import type { HttpContext, HttpMiddleware } from './http-context.js';
 import { insufficientScopeChallenge, scopeNeeded } from './operation-scopes.js';
@@ -31,6 +30,8 @@ export interface ApiGuardDeps {
    * route takes gets its 404 or 405 whatever its key may do.
    */
   readonly isOperation: (method: string, path: string) => boolean;
+  /** The paths of the pages served beside the API (HttpPages), open and limited; none when absent. */
+  readonly pagePaths?: ReadonlySet<string> | undefined;
 }
 
 /** Everything of the API lives under this segment; nothing outside it is authenticated or limited. */
@@ -39,8 +40,7 @@ export const API_BASE_PATH = '/v1';
 /** The OpenAPI document: readable without a key (tools fetch it), yet limited like every /v1 request. */
 export const OPEN_API_PATHS: ReadonlySet<string> = new Set([`${API_BASE_PATH}/openapi.json`]);
 
-/** What needs no key, yet is limited (per client address, without one): the document and the docs page. */
-const isOpenPath = (path: string): boolean => OPEN_API_PATHS.has(path) || DOCS_PATHS.has(path);
+const NO_PAGES: ReadonlySet<string> = new Set();
 
 /** Where a key reads its own limits: answered from a peek at the limiter, never counted. */
 export const RATE_LIMIT_PATH = `${API_BASE_PATH}/rate_limit`;
@@ -49,9 +49,6 @@ export const RATE_LIMIT_PATH = `${API_BASE_PATH}/rate_limit`;
 const BEARER = /^bearer +(\S+)$/i;
 
 const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`) || path === API_BASE_PATH;
-
-/** What the guard limits: the API, and the docs page, whose renderer is megabytes a request. */
-const isLimitedPath = (path: string): boolean => isApiPath(path) || DOCS_PATHS.has(path);
 
 /** Who the request acts as, or why it acts as nobody. */
 type Caller = Principal | 'unauthorized' | 'key_expired';
@@ -97,6 +94,11 @@ const UNAUTHORIZED_MESSAGE = 'the API key is missing, invalid or revoked; send A
  */
 export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
   const { authenticate, admitRequest, getRateLimit, clock, keyUses, isOperation } = deps;
+  const pages = deps.pagePaths ?? NO_PAGES;
+  /** What needs no key, yet is limited (per client address, without one): the document and the pages. */
+  const isOpenPath = (path: string): boolean => OPEN_API_PATHS.has(path) || pages.has(path);
+  /** What the guard limits: the API, and the pages (the docs page's renderer is megabytes a request). */
+  const isLimitedPath = (path: string): boolean => isApiPath(path) || pages.has(path);
   return async (ctx, next) => {
     if (!isLimitedPath(ctx.path)) return next();
     const ambiguous = fieldLineCount(ctx.req, 'authorization') > 1;

@@ -50,7 +50,9 @@ export function listAllStockChanges(useCase: ListAllStockChanges): RouteMiddlewa
     const page = parseFeedQuery(ctx.query);
     if (!page.ok) return sendError(ctx, 'invalid_query', page.error);
     const { limit, after } = page.value;
-    const entries = await useCase.execute(after === undefined ? { limit } : { limit, after });
+    const listed = await useCase.execute(after === undefined ? { limit } : { limit, after });
+    if (!listed.ok) return sendError(ctx, 'invalid_query', AFTER_MESSAGE);
+    const entries = listed.value;
     const last = entries[entries.length - 1]?.position ?? after;
     setNextLink(ctx, FEED_PATH, last === undefined ? { limit } : { after: feedCursor(last), limit });
     const items = entries.map(

@@ -5,9 +5,9 @@ import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
 import { type AccessLogger, accessLog } from './access-log.js';
 import { apiGuard, type KeyUseSink } from './api-guard.js';
-import { addDocsRoutes } from './docs-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
+import type { HttpPages } from './http-pages.js';
 import type { InventoryJsonSource } from './inventory-json-source.js';
 import { addInventoryRoutes } from './inventory-routes.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
@@ -97,6 +97,8 @@ export interface HttpAppDeps extends HttpUseCases {
   readonly metrics?: HttpMetrics;
   /** Names each request's trace by its route template and marks its key id. None when absent. */
   readonly tracing?: RequestTracing;
+  /** Pages beside the API, outside /v1 (the server adds its API reference at /docs). None when absent. */
+  readonly pages?: readonly HttpPages[];
   readonly options: HttpAppOptions;
 }
 
@@ -161,7 +163,8 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   });
   addOrderRoutes(router, deps.listOrders);
   addRateLimitRoute(router);
-  addDocsRoutes(router);
+  const pages = deps.pages ?? [];
+  for (const page of pages) page.addRoutes(router);
   if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
 
   if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
@@ -169,7 +172,13 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
   if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing, router));
   app.use(errorMiddleware(logger));
   app.use(protocolChecks);
-  app.use(apiGuard({ ...deps, isOperation: (method, path) => router.match(path, method).route }));
+  app.use(
+    apiGuard({
+      ...deps,
+      isOperation: (method, path) => router.match(path, method).route,
+      pagePaths: new Set(pages.flatMap((page) => [...page.paths])),
+    }),
+  );
   app.use(router.routes());
   app.use(unmatchedRoute);
   return app;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type Router from '@koa/router';
-import { DOCS_CSP, DOCS_HTML, DOCS_INIT_JS, scalarBundlePath } from './docs-page.js';
+import { DOCS_CSP, DOCS_HTML, DOCS_INIT_JS, DOCS_PATHS, scalarBundlePath } from './docs-page.js';
 import type { HttpState, RoutedContext } from './http-context.js';
+import type { HttpPages } from './http-pages.js';
 import { StaticAsset } from './static-asset.js';
 
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
@@ -52,3 +53,6 @@ export function addDocsRoutes(router: Router<HttpState, RoutedContext>): void {
     });
   }
 }
+
+/** The API reference page as pages the server adds to the app (`pages` of createHttpApp). */
+export const docsPages: HttpPages = { paths: DOCS_PATHS, addRoutes: addDocsRoutes };

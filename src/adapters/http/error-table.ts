@@ -17,7 +17,8 @@ export type HttpOnlyErrorCode =
   | 'payload_too_large'
   | 'gone'
   | 'internal_error'
-  | 'unavailable';
+  | 'unavailable'
+  | 'too_many_connections';
 
 /**
  * Domain codes that only the admin CLI can meet (adding pets or orders, revoking, rolling or expiring keys): no HTTP
@@ -67,6 +68,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   header_fields_too_large: 431,
   rate_limited: 429,
   key_banned: 429,
+  too_many_connections: 429,
   internal_error: 500,
   unavailable: 503,
 };

@@ -1,6 +1,6 @@
 import type { Clock } from '../../application/ports/clock.js';
 import type { BanPolicy } from '../../domain/ban.js';
-import { wallClock } from '../shared/wall-clock.js';
+import { wallClock } from '../web/wall-clock.js';
 import { MemoryApiKeyStore } from './memory-api-key-store.js';
 import { MemoryInventoryRepository } from './memory-inventory-repository.js';
 import { MemoryOrderBook } from './memory-order-book.js';

@@ -11,7 +11,7 @@ import type { IdempotencyClaim, StockCommand } from '../../domain/stock-command.
 import { decideStockWrite, type StockDecision, type StoredOutcome } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { newReservationId } from '../shared/reservation-id.js';
+import { newReservationId } from '../web/reservation-id.js';
 import { MemoryReservations } from './memory-reservations.js';
 import type { MemoryStore, StoredPet } from './memory-store.js';
 

@@ -10,10 +10,11 @@ import type { MemoryStore } from './memory-store.js';
 export class MemoryStockChangeFeed implements StockChangeFeed {
   constructor(private readonly store: MemoryStore) {}
 
-  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[]> {
-    if (after.txn > 0n) return [];
+  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[] | undefined> {
+    // Ids are 1, 2, 3... and none is ever removed: every id up to the count is a change's, 0 the start.
+    if (after.txn !== 0n || after.id < 0n || after.id > BigInt(this.store.changes.length)) return undefined;
     // Ids are positions plus one: the change after id n is at position n.
-    const start = Number(after.id < 0n ? 0n : after.id);
+    const start = Number(after.id);
     return this.store.changes
       .slice(start, start + limit)
       .map((change: StockChange) => ({ change, position: { txn: 0n, id: change.id } }));

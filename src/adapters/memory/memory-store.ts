@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ApiKeyRecord, KeyAuditEntry } from '../../domain/api-key.js';
 import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
@@ -45,7 +44,7 @@ export class MemoryStore {
   }
 
   /** Random per store, so that a new store (a restart) never repeats an earlier store's stamps. */
-  private readonly epoch = randomUUID();
+  private readonly epoch = globalThis.crypto.randomUUID();
 
   /** Changes with every write to pets or stock, so equal values mean an unchanged inventory. */
   petsStamp(): string {

@@ -6,8 +6,9 @@ import type {
   Settlement,
   WebhookStore,
 } from '../../application/ports/webhook-store.js';
+import { takeTurns } from '../../domain/delivery-turns.js';
+import { deliveriesOf, type PlannedDelivery } from '../../domain/stock-event-json.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
-import { deliveriesOf, type PlannedDelivery } from '../shared/stock-event-json.js';
 import type { MemoryStore } from './memory-store.js';
 
 interface StoredEndpoint {
@@ -94,19 +95,45 @@ export class MemoryWebhookStore implements WebhookStore {
     return changes.length;
   }
 
-  async lease(nowMs: number, max: number, leaseMs: number): Promise<readonly LeasedDelivery[]> {
+  async lease(
+    nowMs: number,
+    max: number,
+    leaseMs: number,
+    perEndpoint = Number.MAX_SAFE_INTEGER,
+  ): Promise<readonly LeasedDelivery[]> {
     const heads = new Set<string>();
-    const leased: LeasedDelivery[] = [];
+    const inFlight = new Map<string, number>();
+    const backingOff = new Set<string>();
+    for (const d of this.deliveries) {
+      if (d.state !== 'pending') continue;
+      if (d.leaseUntilMs > nowMs) inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
+      else if (d.attempts > 0 && d.nextAttemptMs > nowMs) backingOff.add(d.endpointId);
+    }
+    const due: Array<{
+      delivery: StoredDelivery;
+      stored: StoredEndpoint;
+      endpointId: string;
+      endpointFailing: boolean;
+    }> = [];
     for (const delivery of this.deliveries) {
-      if (leased.length >= max) break;
       if (delivery.state !== 'pending') continue;
       const queue = `${delivery.endpointId} ${delivery.petId}`;
       if (heads.has(queue)) continue;
       heads.add(queue);
       const stored = this.endpointsById.get(delivery.endpointId) as StoredEndpoint;
       if (!stored.endpoint.enabled || delivery.nextAttemptMs > nowMs || delivery.leaseUntilMs > nowMs) continue;
+      if (backingOff.has(delivery.endpointId)) continue;
+      due.push({
+        delivery,
+        stored,
+        endpointId: delivery.endpointId,
+        endpointFailing: stored.endpoint.failingSinceMs !== null,
+      });
+    }
+    due.sort((a, b) => a.delivery.nextAttemptMs - b.delivery.nextAttemptMs || Number(a.delivery.seq - b.delivery.seq));
+    return takeTurns(due, { inFlight, perEndpoint, max }).map(({ delivery, stored }) => {
       delivery.leaseUntilMs = nowMs + leaseMs;
-      leased.push({
+      return {
         seq: delivery.seq,
         id: delivery.id,
         endpointId: delivery.endpointId,
@@ -118,9 +145,8 @@ export class MemoryWebhookStore implements WebhookStore {
         createdAtMs: delivery.createdAtMs,
         failingSinceMs: stored.endpoint.failingSinceMs,
         leaseUntilMs: delivery.leaseUntilMs,
-      });
-    }
-    return leased;
+      };
+    });
   }
 
   async settle(leased: LeasedDelivery, settlement: Settlement): Promise<void> {

@@ -9,7 +9,7 @@ import {
   KEY_COLUMNS,
   type KeyRow,
   recordOfRow,
-} from '../shared/api-key-columns.js';
+} from '../sql/api-key-columns.js';
 import { slices, valuesList } from './multi-row.js';
 import { type PostgresDatabase, prepared, type Queryable, type SqlValue } from './postgres-database.js';
 

@@ -9,8 +9,7 @@ import type { IdempotencyClaim, StockCommand } from '../../domain/stock-command.
 import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { SharedRead } from '../shared/shared-read.js';
-import { storedClaimOf } from '../shared/stock-outcome-json.js';
+import { storedClaimOf } from '../sql/stock-outcome-json.js';
 import { type PostgresDatabase, prepared, type Queryable } from './postgres-database.js';
 import {
   type EntryRow,
@@ -23,6 +22,7 @@ import {
   writeReservationIn,
 } from './postgres-reservation-statements.js';
 import { writeStock } from './postgres-stock-write.js';
+import { SharedRead } from './shared-read.js';
 import { StockGroupCommit } from './stock-group-commit.js';
 
 // The statements of the request path, parsed and planned once per connection. What is reserved is read

@@ -4,7 +4,7 @@ import type { Pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
 import { quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
-import { columnsOf, petOfColumns } from '../shared/pet-columns.js';
+import { columnsOf, petOfColumns } from '../sql/pet-columns.js';
 import { countWrite } from './inventory-stamp.js';
 import { oneBatch, slices, valuesList } from './multi-row.js';
 import { type PostgresDatabase, prepared, type Queryable } from './postgres-database.js';

@@ -6,8 +6,8 @@ import { decideReservationWrite } from '../../domain/reservation-decision.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { newReservationId } from '../shared/reservation-id.js';
-import { encodeOutcome } from '../shared/stock-outcome-json.js';
+import { encodeOutcome } from '../sql/stock-outcome-json.js';
+import { newReservationId } from '../web/reservation-id.js';
 import { stripeOf } from './inventory-stamp.js';
 import { type PostgresDatabase, prepared, type Queryable, type Transaction } from './postgres-database.js';
 

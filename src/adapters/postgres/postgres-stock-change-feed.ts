@@ -22,11 +22,17 @@ const FEED_PAGE = prepared(
    ORDER BY txid, id LIMIT $3`,
 );
 
+// A cursor names the change it was given after: the same id with the same transaction (the primary key
+// finds it; a forged txn for a real id does not match).
+const HELD = prepared('feed_position_held', 'SELECT 1 FROM stock_changes WHERE id = $2 AND txid = $1');
+
 /** The feed of a PostgreSQL database, shared by every instance. */
 export class PostgresStockChangeFeed implements StockChangeFeed {
   constructor(private readonly db: PostgresDatabase) {}
 
-  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[]> {
+  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[] | undefined> {
+    const start = after.txn === 0n && after.id === 0n;
+    if (!start && (await this.db.rows(HELD, [after.txn, after.id])).length === 0) return undefined;
     const rows = await this.db.rows<FeedRow>(FEED_PAGE, [after.txn, after.id, limit]);
     return rows.map(([txid, ...row]) => ({ change: changeOfRow(row), position: { txn: txid, id: row[1] } }));
   }

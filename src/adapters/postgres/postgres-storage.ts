@@ -6,7 +6,7 @@ import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
 import type { WebhookStore } from '../../application/ports/webhook-store.js';
-import { wallClock } from '../shared/wall-clock.js';
+import { wallClock } from '../web/wall-clock.js';
 import { migrate } from './migrations.js';
 import { PostgresApiKeyStore } from './postgres-api-key-store.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';

@@ -6,21 +6,21 @@ import type {
   Settlement,
   WebhookStore,
 } from '../../application/ports/webhook-store.js';
+import { deliveriesOf, eventsColumn } from '../../domain/stock-event-json.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
-import { deliveriesOf, eventsColumn } from '../shared/stock-event-json.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
   attemptOfRow,
-  dueHeads,
   ENDPOINT_COLUMNS,
   type EndpointRow,
   endpointOfRow,
+  fairDueHeads,
   LEASE_COLUMNS,
   type LeaseRow,
   leasedOfRow,
   stateAfter,
-} from '../shared/webhook-columns.js';
+} from '../sql/webhook-columns.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import { changeOfRow, type PetChangeRow } from './postgres-stock-change-feed.js';
 
@@ -125,12 +125,17 @@ export class PostgresWebhookStore implements WebhookStore {
     });
   }
 
-  lease(nowMs: number, max: number, leaseMs: number): Promise<readonly LeasedDelivery[]> {
+  lease(
+    nowMs: number,
+    max: number,
+    leaseMs: number,
+    perEndpoint = Number.MAX_SAFE_INTEGER,
+  ): Promise<readonly LeasedDelivery[]> {
     const leaseUntilMs = nowMs + leaseMs;
     return this.db.transaction(async (tx) => {
       const rows = await tx.rows<LeaseRow>(
-        `SELECT ${LEASE_COLUMNS} ${dueHeads('$1')} ORDER BY d.next_attempt_ms, d.seq LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
-        [nowMs, max],
+        `SELECT ${LEASE_COLUMNS} ${fairDueHeads('$1', '$3')} LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
+        [nowMs, max, perEndpoint],
       );
       if (rows.length === 0) return [];
       const leased = rows.map((row) => leasedOfRow(row, leaseUntilMs));

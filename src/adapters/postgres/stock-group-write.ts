@@ -6,7 +6,7 @@ import { firstPetOf, type StockCommand } from '../../domain/stock-command.js';
 import { type ClaimFound, decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { encodeOutcome, storedClaimOf } from '../shared/stock-outcome-json.js';
+import { encodeOutcome, storedClaimOf } from '../sql/stock-outcome-json.js';
 import { stripeOf } from './inventory-stamp.js';
 import type { SqlValue, Transaction } from './postgres-database.js';
 import { type HoldJson, holdOf } from './postgres-stock-write.js';

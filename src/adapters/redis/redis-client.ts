@@ -1,5 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import type { OutageLogger } from '../shared/outage-logger.js';
+import type { OutageLogger } from '../../application/ports/outage-logger.js';
 
 export interface RedisClientOptions {
   /** How long one command may take before it fails and the fallback decides; default 100 ms. */

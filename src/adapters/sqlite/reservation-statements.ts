@@ -4,7 +4,7 @@ import { decideReservationWrite, type ReservationDecision } from '../../domain/r
 import type { ReservationCommand } from '../../domain/reservation-outcome.js';
 import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { newReservationId } from '../shared/reservation-id.js';
+import { newReservationId } from '../web/reservation-id.js';
 import { type EntryRow, entryOfRow } from './entry-row.js';
 
 type ReservationRow = readonly [

@@ -10,7 +10,7 @@ import {
   KEY_COLUMNS,
   type KeyRow,
   recordOfRow,
-} from '../shared/api-key-columns.js';
+} from '../sql/api-key-columns.js';
 
 type AuditParams = [
   action: string,

@@ -6,7 +6,7 @@ import type { Pet } from '../../domain/pet.js';
 import type { PetId } from '../../domain/pet-id.js';
 import { quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
-import { columnsOf, type NewPetColumns, petOfColumns } from '../shared/pet-columns.js';
+import { columnsOf, type NewPetColumns, petOfColumns } from '../sql/pet-columns.js';
 import { allOrNothing } from './all-or-nothing.js';
 import { importThroughStaging, type Staging } from './staged-import.js';
 import type { StoreRevision } from './store-revision.js';

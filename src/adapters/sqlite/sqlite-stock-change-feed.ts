@@ -16,6 +16,7 @@ export type FeedRow = readonly [petId: bigint, ...ChangeRow];
  */
 export class SqliteStockChangeFeed implements StockChangeFeed {
   private readonly page: Statement<[bigint, number], FeedRow>;
+  private readonly held: Statement<[bigint], number>;
 
   constructor(db: Database) {
     this.page = db
@@ -23,10 +24,12 @@ export class SqliteStockChangeFeed implements StockChangeFeed {
         `SELECT pet_id, ${COLUMNS} FROM stock_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
       )
       .raw();
+    this.held = db.prepare<[bigint], number>('SELECT 1 FROM stock_changes WHERE seq = ?').pluck();
   }
 
-  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[]> {
-    if (after.txn > 0n) return [];
+  async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[] | undefined> {
+    // Every position this feed gives says txn 0 and names a change it holds (changes are never removed).
+    if (after.txn !== 0n || (after.id !== 0n && this.held.get(after.id) === undefined)) return undefined;
     return this.page
       .all(after.id, limit)
       .map((row) => ({ change: changeOfRow(row), position: { txn: 0n, id: row[1] } }));

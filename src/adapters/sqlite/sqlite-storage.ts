@@ -5,7 +5,7 @@ import type { PetCatalog } from '../../application/ports/pet-catalog.js';
 import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
 import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
 import type { WebhookStore } from '../../application/ports/webhook-store.js';
-import { wallClock } from '../shared/wall-clock.js';
+import { wallClock } from '../web/wall-clock.js';
 import { type CommandQueue, InlineCommandQueue } from './command-queue.js';
 import { fileNamed, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import { SqliteApiKeyStore } from './sqlite-api-key-store.js';

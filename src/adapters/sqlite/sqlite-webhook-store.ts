@@ -7,21 +7,21 @@ import type {
   Settlement,
   WebhookStore,
 } from '../../application/ports/webhook-store.js';
+import { deliveriesOf, eventsColumn } from '../../domain/stock-event-json.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
-import { deliveriesOf, eventsColumn } from '../shared/stock-event-json.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
   attemptOfRow,
-  dueHeads,
   ENDPOINT_COLUMNS,
   type EndpointRow,
   endpointOfRow,
+  fairDueHeads,
   LEASE_COLUMNS,
   type LeaseRow,
   leasedOfRow,
   stateAfter,
-} from '../shared/webhook-columns.js';
+} from '../sql/webhook-columns.js';
 import { changeOfRow, type FeedRow } from './sqlite-stock-change-feed.js';
 import { COLUMNS } from './sqlite-stock-change-log.js';
 
@@ -38,7 +38,9 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly enable: Statement<[string]>;
   private readonly recentAttempts: Statement<[string, number], AttemptRow>;
   private readonly routeNow: Transaction<(max: number) => number>;
-  private readonly leaseNow: Transaction<(nowMs: number, max: number, leaseMs: number) => LeasedDelivery[]>;
+  private readonly leaseNow: Transaction<
+    (nowMs: number, max: number, leaseMs: number, perEndpoint: number) => LeasedDelivery[]
+  >;
   private readonly settleNow: Transaction<(delivery: LeasedDelivery, settlement: Settlement) => void>;
   private readonly depth: Statement<[], [bigint, bigint | null]>;
   private readonly anyQueued: Statement<[], bigint>;
@@ -118,15 +120,17 @@ export class SqliteWebhookStore implements WebhookStore {
     });
   }
 
-  private leasing(db: Database): Transaction<(nowMs: number, max: number, leaseMs: number) => LeasedDelivery[]> {
+  private leasing(
+    db: Database,
+  ): Transaction<(nowMs: number, max: number, leaseMs: number, perEndpoint: number) => LeasedDelivery[]> {
     const due = db
-      .prepare<[{ now: number; max: number }], LeaseRow>(
-        `SELECT ${LEASE_COLUMNS} ${dueHeads('$now')} ORDER BY d.next_attempt_ms, d.seq LIMIT $max`,
+      .prepare<[{ now: number; max: number; per: number }], LeaseRow>(
+        `SELECT ${LEASE_COLUMNS} ${fairDueHeads('$now', '$per')} LIMIT $max`,
       )
       .raw();
     const take = db.prepare<[number, bigint]>('UPDATE webhook_deliveries SET lease_until_ms = ? WHERE seq = ?');
-    return db.transaction((nowMs: number, max: number, leaseMs: number) =>
-      due.all({ now: nowMs, max }).map((row) => {
+    return db.transaction((nowMs: number, max: number, leaseMs: number, perEndpoint: number) =>
+      due.all({ now: nowMs, max, per: perEndpoint }).map((row) => {
         const leased = leasedOfRow(row, nowMs + leaseMs);
         take.run(leased.leaseUntilMs, leased.seq);
         return leased;
@@ -184,8 +188,13 @@ export class SqliteWebhookStore implements WebhookStore {
     return this.anyQueued.get() === undefined ? 0 : this.routeNow.immediate(max);
   }
 
-  async lease(nowMs: number, max: number, leaseMs: number): Promise<readonly LeasedDelivery[]> {
-    return this.anyPending.get() === undefined ? [] : this.leaseNow.immediate(nowMs, max, leaseMs);
+  async lease(
+    nowMs: number,
+    max: number,
+    leaseMs: number,
+    perEndpoint = Number.MAX_SAFE_INTEGER,
+  ): Promise<readonly LeasedDelivery[]> {
+    return this.anyPending.get() === undefined ? [] : this.leaseNow.immediate(nowMs, max, leaseMs, perEndpoint);
   }
 
   async settle(delivery: LeasedDelivery, settlement: Settlement): Promise<void> {

@@ -5,7 +5,7 @@ import type { StockChange } from '../../domain/stock-change.js';
 import { firstPetOf, type IdempotencyClaim, type StockCommand } from '../../domain/stock-command.js';
 import { decideStockWrite, type StockDecision, type StoredClaim } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
-import { encodeOutcome, storedClaimOf } from '../shared/stock-outcome-json.js';
+import { encodeOutcome, storedClaimOf } from '../sql/stock-outcome-json.js';
 import { ReservationStatements } from './reservation-statements.js';
 
 /** A write the group commit runs: a stock command or a reservation write. */

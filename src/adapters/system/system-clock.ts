@@ -1,2 +1,2 @@
 /** The machine's wall clock, shared with the stores' default (see wall-clock.ts). */
-export { wallClock as systemClock } from '../shared/wall-clock.js';
+export { wallClock as systemClock } from '../web/wall-clock.js';

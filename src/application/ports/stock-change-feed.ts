@@ -13,6 +13,10 @@ export interface FeedEntry {
  * never misses a change, and never sees one twice.
  */
 export interface StockChangeFeed {
-  /** At most `limit` changes after `after`, oldest first. */
-  changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[]>;
+  /**
+   * At most `limit` changes after `after`, oldest first; `undefined` when `after` is neither
+   * `FEED_START` nor the position of a change this feed holds: no reader was given it, so reading on
+   * from it could skip changes or list none for ever (see docs/decisions.md, "Feed cursors").
+   */
+  changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[] | undefined>;
 }

@@ -12,13 +12,16 @@ export interface DeliveryOptions {
   readonly leaseMs: number;
   /** How many outbox entries one round routes at most. */
   readonly routeBatch: number;
+  /** How many deliveries of one endpoint may be leased at once (see `WebhookStore.lease`). */
+  readonly perEndpoint: number;
   readonly schedule: RetrySchedule;
 }
 
-/** A lease of 15 s: the 10 s timeout of an attempt, and 5 s to record it. */
+/** A lease of 15 s: the 10 s timeout of an attempt, and 5 s to record it; 4 attempts at once an endpoint. */
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   leaseMs: 15_000,
   routeBatch: 500,
+  perEndpoint: 4,
   schedule: DEFAULT_RETRY_SCHEDULE,
 };
 
@@ -31,7 +34,9 @@ export interface DeliveryRound {
 
 /**
  * One round of the dispatcher that runs in every instance: routes outbox entries into deliveries,
- * leases at most `max` due ones (so no other instance attempts them meanwhile), and attempts each.
+ * leases at most `max` due ones (so no other instance attempts them meanwhile), at most
+ * `perEndpoint` of one endpoint at once and none of an endpoint backing off after a failure (so an
+ * endpoint that never answers holds a few attempts, not every one), and attempts each.
  * An attempt's verdict (delivered; retry after a backoff; given up; endpoint disabled) is recorded with
  * it. A delivery whose instance dies mid-attempt is leased again by any instance once its lease ends:
  * delivery is at least once, with the same webhook-id.
@@ -48,7 +53,8 @@ export class DeliverStockEvents {
 
   async execute(max: number): Promise<DeliveryRound> {
     const routed = await this.webhooks.route(this.options.routeBatch);
-    const leased = max < 1 ? [] : await this.webhooks.lease(this.clock.nowMs(), max, this.options.leaseMs);
+    const leased =
+      max < 1 ? [] : await this.webhooks.lease(this.clock.nowMs(), max, this.options.leaseMs, this.options.perEndpoint);
     return { routed, attempts: leased.map((delivery) => this.attempt(delivery)) };
   }
 

@@ -68,7 +68,7 @@ export class IssueApiKey {
       createdAtMs: nowMs,
       expiresAtMs,
     };
-    await this.keys.add({ ...fields, hash: this.hasher.hash(key) }, input.actor ?? SYSTEM_ACTOR);
+    await this.keys.add({ ...fields, hash: await this.hasher.hash(key) }, input.actor ?? SYSTEM_ACTOR);
     return { key, record: { ...fields, revokedAtMs: null, lastUsedAtMs: null } };
   }
 }

@@ -1,4 +1,5 @@
 import { FEED_START, type FeedPosition } from '../../domain/feed-cursor.js';
+import { fail, ok, type Result } from '../../domain/result.js';
 import type { FeedEntry, StockChangeFeed } from '../ports/stock-change-feed.js';
 
 export interface ListAllStockChangesInput {
@@ -7,11 +8,15 @@ export interface ListAllStockChangesInput {
   readonly limit: number;
 }
 
+/** Why a page of the feed was refused: its cursor names no position the feed gave. */
+export type FeedPageRefusal = 'unknown_cursor';
+
 /** listAllStockChanges: the change feed, every stock change of every pet, oldest first. */
 export class ListAllStockChanges {
   constructor(private readonly feed: StockChangeFeed) {}
 
-  execute(input: ListAllStockChangesInput): Promise<readonly FeedEntry[]> {
-    return this.feed.changesAfter(input.after ?? FEED_START, input.limit);
+  async execute(input: ListAllStockChangesInput): Promise<Result<readonly FeedEntry[], FeedPageRefusal>> {
+    const entries = await this.feed.changesAfter(input.after ?? FEED_START, input.limit);
+    return entries === undefined ? fail('unknown_cursor') : ok(entries);
   }
 }

@@ -20,7 +20,7 @@ export class RevokeApiKey {
     readonly actor?: string;
   }): Promise<Result<ApiKeyRecord, DomainError<'key_not_found'>>> {
     const found = looksLikeApiKey(input.idOrKey)
-      ? await this.keys.findByHash(this.hasher.hash(input.idOrKey))
+      ? await this.keys.findByHash(await this.hasher.hash(input.idOrKey))
       : await this.keys.findById(input.idOrKey);
     const revoked =
       found === undefined

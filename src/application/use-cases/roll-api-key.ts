@@ -52,7 +52,7 @@ export class RollApiKey {
     const key = this.generator.newKey();
     const newKey: NewApiKey = {
       id: this.generator.newKeyId(),
-      hash: this.hasher.hash(key),
+      hash: await this.hasher.hash(key),
       plan: old.plan,
       policy: old.policy,
       name: old.name,

@@ -390,7 +390,7 @@ export interface components {
              * @description The new stock count.
              */
             quantity: number;
-            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters. */
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters (bidirectional controls included). */
             reason?: string;
         };
         Error: {
@@ -398,7 +398,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "too_many_connections" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -576,7 +576,7 @@ export interface components {
              * @description How much to add to the stock, or (negative) take from it; never 0.
              */
             delta: number;
-            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters. */
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters (bidirectional controls included). */
             reason?: string;
         };
         /** @description Stock of one pet set aside for a checkout, until it is committed, released, or expires. */

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'lossless-json';
 import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
+import { docsPages } from '../../../src/adapters/http/docs-routes.js';
 import { inventoryJsonSourceOf } from '../../../src/adapters/http/inventory-json-source.js';
 import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
 import { KeyUseRecorder } from '../../../src/adapters/shared/key-use-recorder.js';
@@ -19,7 +20,7 @@ import type { StockChangeLog } from '../../../src/application/ports/stock-change
 import type { Scope } from '../../../src/domain/api-key.js';
 import type { Order } from '../../../src/domain/order.js';
 import type { Plan, RateLimitPolicy } from '../../../src/domain/plan.js';
-import { ManualClock } from '../../support/manual-clock.js';
+import { ManualClock } from '../../../src/testing/index.js';
 import { expectMatchesDocument, type ReceivedResponse, TEST_SERVERS } from './openapi-contract.js';
 
 /** When getPetById goes in the test apps: half a year after the clock's start. */
@@ -110,6 +111,8 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     keyUses,
     // A store that writes its own list JSON (SQLite) is used as the server uses it, unless wrapped.
     inventoryJson: options.inventory === undefined ? inventoryJsonSourceOf(storage.inventory) : undefined,
+    // As the server serves it: with the API reference page.
+    pages: [docsPages],
     readiness: () => state.ready,
     options: {
       sunsetAt: options.sunsetAt ?? TEST_SUNSET_AT,

@@ -1,0 +1,243 @@
+// @ts-check
+import { decideReservationWrite, decideStockWrite, inventoryItem, stateAt } from 'petstore-inventory';
+import { broken } from './ledger.js';
+
+/**
+ * @import { Clock, InventoryRepository, StockChangeLog, StockChangeFeed, FeedEntry, FeedPosition, InventoryQuery, InventoryEntry, InventoryItem, PetId, Reservation, StockCommand, StockWriteResult, StockDecision, ReservationCommand, ReservationWriteResult, IdempotencyClaim, StockOutcome, StockChange, StockChangePage, ClaimFound } from 'petstore-inventory'
+ * @import { Ledger } from './ledger.js'
+ */
+
+const CHUNK = 1_000;
+
+/** @param {string} scope @param {string} key */
+const claimKey = (scope, key) => `${scope} ${key}`;
+
+/** A reservation id: `res_` and 128 random bits in hexadecimal. */
+function newReservationId() {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  return `res_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/**
+ * Stock, its history and reservations, over a ledger. Each write reads what the core's decision needs,
+ * asks it (`decideStockWrite`, `decideReservationWrite`) and applies the answer, with no `await` between.
+ *
+ * @implements {InventoryRepository}
+ * @implements {StockChangeLog}
+ * @implements {StockChangeFeed}
+ */
+export class LedgerInventory {
+  /** @param {Ledger} ledger @param {Clock} clock the time what is reserved is read at */
+  constructor(ledger, clock) {
+    this.ledger = ledger;
+    this.clock = clock;
+  }
+
+  /** @param {InventoryQuery} [query] @returns {AsyncIterable<readonly InventoryItem[]>} */
+  async *list(query = {}) {
+    let after = query.after;
+    let left = query.limit ?? Number.POSITIVE_INFINITY;
+    while (left > 0) {
+      const from = this.ledger.firstAfter(after);
+      const ids = this.ledger.ids().slice(from, from + Math.min(CHUNK, left));
+      if (ids.length === 0) return;
+      const nowMs = this.clock.nowMs();
+      // Broken on purpose: the chunk's pets in the order they were added, not by id.
+      const shown = broken === 'list-order' ? [...this.ledger.rows.keys()].filter((id) => ids.includes(id)) : ids;
+      const chunk = shown.map((id) => /** @type {InventoryEntry} */ (this.entryAt(id, nowMs)).item);
+      left -= chunk.length;
+      after = ids[ids.length - 1];
+      yield chunk;
+    }
+  }
+
+  /** @param {PetId} petId */
+  async get(petId) {
+    return this.entryAt(petId, this.clock.nowMs());
+  }
+
+  /** Moves with every write, and with every hold that lapsed since (which changes what is reserved). */
+  async stamp() {
+    const nowMs = this.clock.nowMs();
+    let lapsed = 0;
+    for (const petId of this.ledger.held.keys()) lapsed += this.lapsed(petId, nowMs).length;
+    return `${this.ledger.epoch}.${this.ledger.writes}.${lapsed}`;
+  }
+
+  /** @param {StockCommand} command @returns {Promise<StockWriteResult>} */
+  async write(command) {
+    for (const order of command.orders) this.markLapsed(order.petId, command.atMs);
+    const firstId = this.ledger.changes.length + 1;
+    const decision = decideStockWrite({
+      command,
+      entries: command.orders.map((order) => this.entryAt(order.petId, command.atMs)),
+      claim: this.claimOf(command.idempotency),
+      changeIds: command.orders.map((_, i) => BigInt(firstId + i)),
+    });
+    this.applyStock(decision);
+    return decision.result;
+  }
+
+  /** @param {StockDecision} decision */
+  applyStock({ written, claimed }) {
+    for (const { change, version } of written) {
+      this.setStock(change.after, version);
+      // Broken on purpose: the stock moves, but its change goes unrecorded.
+      if (broken !== 'no-change-record') this.ledger.changes.push(change);
+    }
+    if (written.length > 0) this.ledger.writes += 1;
+    if (claimed !== undefined) this.keepClaim(claimed.claim, claimed.outcome);
+  }
+
+  /** @param {ReservationCommand} command @returns {Promise<ReservationWriteResult>} */
+  async writeReservation(command) {
+    const order = command.reservation;
+    const stored = order.kind === 'reserve' ? undefined : this.ledger.reservations.get(order.reservationId);
+    const petId = order.kind === 'reserve' ? order.petId : stored?.petId;
+    if (petId !== undefined) this.markLapsed(petId, command.atMs);
+    const decision = decideReservationWrite({
+      command,
+      entry: petId === undefined ? undefined : this.entryAt(petId, command.atMs),
+      // Read again: marking the lapsed holds may have expired it.
+      reservation: stored && this.ledger.reservations.get(stored.id),
+      claim: this.claimOf(command.idempotency),
+      newId: newReservationId(),
+      changeId: BigInt(this.ledger.changes.length + 1),
+    });
+    const { reservation, entry, change, claimed } = decision;
+    if (reservation !== undefined && entry !== undefined) {
+      this.keepReservation(reservation);
+      this.setStock(entry.level, entry.version);
+      if (change !== undefined) this.ledger.changes.push(change);
+      this.ledger.writes += 1;
+    }
+    if (claimed !== undefined) this.keepClaim(claimed.claim, claimed.outcome);
+    return decision.result;
+  }
+
+  /** @param {string} id */
+  async getReservation(id) {
+    return this.ledger.reservations.get(id);
+  }
+
+  /** @param {number} nowMs @param {number} max */
+  async expireReservations(nowMs, max) {
+    let marked = 0;
+    for (const petId of [...this.ledger.held.keys()]) {
+      if (marked >= max) break;
+      marked += this.markLapsed(petId, nowMs);
+    }
+    return marked;
+  }
+
+  /** @param {number} nowMs @param {number} max */
+  async forgetExpiredOutcomes(nowMs, max) {
+    let forgotten = 0;
+    for (const [key, claim] of this.ledger.claims) {
+      if (forgotten >= max) break;
+      if (claim.expiresAtMs > nowMs) continue;
+      this.ledger.claims.delete(key);
+      forgotten += 1;
+    }
+    return forgotten;
+  }
+
+  /** Newest first. @param {PetId} petId @param {StockChangePage} page */
+  async history(petId, page) {
+    if (!this.ledger.rows.has(petId)) return undefined;
+    /** @type {StockChange[]} */
+    const found = [];
+    const end = page.before === undefined ? this.ledger.changes.length : Number(page.before) - 1;
+    for (let i = Math.min(end, this.ledger.changes.length) - 1; i >= 0 && found.length < page.limit; i -= 1) {
+      const change = /** @type {StockChange} */ (this.ledger.changes[i]);
+      if (change.after.petId === petId) found.push(change);
+    }
+    return found;
+  }
+
+  /**
+   * Every change after `after`, oldest first: a change's id is its position in the ledger plus one, and
+   * every position is in transaction 0. A position the ledger never gave (another transaction, or an id
+   * past the last change) is `undefined`, so that a forged cursor is refused instead of read as "nothing
+   * new" for ever.
+   * @param {FeedPosition} after @param {number} limit @returns {Promise<readonly FeedEntry[] | undefined>}
+   */
+  async changesAfter(after, limit) {
+    if (after.txn !== 0n || after.id < 0n || after.id > BigInt(this.ledger.changes.length)) return undefined;
+    const start = Number(after.id);
+    return this.ledger.changes
+      .slice(start, start + limit)
+      .map((change) => ({ change, position: { txn: 0n, id: change.id } }));
+  }
+
+  /**
+   * The entry at `nowMs`: only holds still held count as reserved, and each hold lapsed since the last
+   * write moves the version, so a reader sees the change before anything marks it.
+   * @param {PetId} petId @param {number} nowMs @returns {InventoryEntry | undefined}
+   */
+  entryAt(petId, nowMs) {
+    const row = this.ledger.rows.get(petId);
+    if (row === undefined) return undefined;
+    const holds = this.holdsOf(petId);
+    const reserved = holds
+      .filter((hold) => stateAt(hold, nowMs) === 'held')
+      .reduce((sum, hold) => sum + hold.quantity, 0);
+    const lapsed = holds.length - holds.filter((hold) => stateAt(hold, nowMs) === 'held').length;
+    return { item: inventoryItem(petId, row.quantity, row.pet.status, reserved), version: row.version + lapsed };
+  }
+
+  /** @param {PetId} petId @returns {Reservation[]} */
+  holdsOf(petId) {
+    const ids = this.ledger.held.get(petId) ?? new Set();
+    return [...ids].map((id) => /** @type {Reservation} */ (this.ledger.reservations.get(id)));
+  }
+
+  /** @param {PetId} petId @param {number} nowMs */
+  lapsed(petId, nowMs) {
+    return this.holdsOf(petId).filter((hold) => stateAt(hold, nowMs) !== 'held');
+  }
+
+  /** Marks the pet's lapsed holds expired, each moving its version by one; answers how many. @param {PetId} petId @param {number} nowMs */
+  markLapsed(petId, nowMs) {
+    const lapsed = this.lapsed(petId, nowMs);
+    const row = this.ledger.rows.get(petId);
+    if (lapsed.length === 0 || row === undefined) return 0;
+    row.version += lapsed.length;
+    for (const hold of lapsed) this.keepReservation({ ...hold, state: 'expired' });
+    this.ledger.writes += 1;
+    return lapsed.length;
+  }
+
+  /** @param {Reservation} reservation */
+  keepReservation(reservation) {
+    this.ledger.reservations.set(reservation.id, reservation);
+    const ids = this.ledger.held.get(reservation.petId) ?? new Set();
+    if (reservation.state === 'held') ids.add(reservation.id);
+    else ids.delete(reservation.id);
+    if (ids.size === 0) this.ledger.held.delete(reservation.petId);
+    else this.ledger.held.set(reservation.petId, ids);
+  }
+
+  /** @param {{ petId: PetId, quantity: import('petstore-inventory').Quantity, status: import('petstore-inventory').PetStatus }} level @param {number} version */
+  setStock(level, version) {
+    const row = /** @type {import('./ledger.js').Row} */ (this.ledger.rows.get(level.petId));
+    row.quantity = level.quantity;
+    row.pet = { ...row.pet, status: level.status };
+    row.version = version;
+  }
+
+  /** @param {IdempotencyClaim | undefined} claim @returns {ClaimFound | undefined} */
+  claimOf(claim) {
+    if (claim === undefined) return undefined;
+    return { stored: this.ledger.claims.get(claimKey(claim.scope, claim.key)), heldElsewhere: false };
+  }
+
+  /** @param {IdempotencyClaim} claim @param {import('petstore-inventory').StoredClaim['outcome']} outcome */
+  keepClaim(claim, outcome) {
+    this.ledger.claims.set(claimKey(claim.scope, claim.key), {
+      fingerprint: claim.fingerprint,
+      expiresAtMs: claim.expiresAtMs,
+      outcome,
+    });
+  }
+}

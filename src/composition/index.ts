@@ -1,0 +1,56 @@
+/**
+ * The whole service as a function: `petstore-inventory/server`. {@link startService} runs it as
+ * `npm start` (and `npx petstore serve`) does, configured by {@link readConfig} from the environment
+ * (docs/operations.md); {@link runAdminCommand} runs one admin command; {@link runPetstore} is the
+ * `petstore` command itself. Needs every adapter's driver and the server's own packages: importing it
+ * without them throws a MissingPeerError with the one npm install line that adds them all.
+ *
+ * @packageDocumentation
+ */
+import { requirePeers } from '../adapters/shared/peer-packages.js';
+
+export type { Config } from './config.js';
+export type { RunningService } from './service.js';
+
+/** The packages the server imports: every adapter's driver, Koa's, and the server's own. */
+export const SERVER_PEERS = [
+  '@koa/router',
+  '@opentelemetry/api',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/instrumentation',
+  '@opentelemetry/instrumentation-http',
+  '@opentelemetry/instrumentation-ioredis',
+  '@opentelemetry/instrumentation-pg',
+  '@opentelemetry/sdk-node',
+  '@scalar/api-reference',
+  'better-sqlite3',
+  'inversify',
+  'ioredis',
+  'koa',
+  'koa-bodyparser',
+  'lossless-json',
+  'pg',
+  'pino',
+  'prom-client',
+  'standardwebhooks',
+  'valibot',
+] as const;
+
+await requirePeers('petstore-inventory/server', SERVER_PEERS);
+const [config, service, command] = await Promise.all([
+  import('./config.js'),
+  import('./service.js'),
+  import('./petstore-command.js'),
+]);
+
+/** Reads the service's configuration from the environment; throws a ConfigError naming a bad setting. */
+export const readConfig = config.readConfig;
+/** A setting of the environment that cannot be used, with the reason. */
+export const ConfigError = config.ConfigError;
+export type ConfigError = import('./config.js').ConfigError;
+/** Starts the service configured by `config`; resolves once it listens, with its URL and `stop`. */
+export const startService = service.startService;
+/** Runs one admin command over the configured store; resolves to its exit code. */
+export const runAdminCommand = service.runAdminCommand;
+/** The `petstore` command: `serve`, or one admin command; reads its configuration from `env`. */
+export const runPetstore = command.runPetstore;

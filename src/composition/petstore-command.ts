@@ -1,0 +1,35 @@
+import { isAdminCommand } from '../adapters/cli/admin-cli.js';
+import { type Config, ConfigError, readConfig } from './config.js';
+import { runAdminCommand, startService } from './service.js';
+
+/**
+ * The `petstore` command: `serve` starts the service and stops it on SIGTERM, SIGINT or SIGHUP (then
+ * the process exits 0); any other arguments run one admin command, whose code becomes the process's
+ * exit code. The configuration is read from `env` once (docs/operations.md).
+ */
+export async function runPetstore(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let config: Config;
+  try {
+    config = readConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (argv[0] === 'serve') {
+    const service = await startService(config);
+    // SIGHUP too: a closed terminal or a supervisor's reload must not cut requests in flight. There is
+    // no configuration to reload: the environment is read once.
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      process.once(signal, () => void service.stop(signal).then(() => process.exit(0)));
+    }
+    return;
+  }
+  // Refused before the database is opened, so a typo creates no file.
+  if (!isAdminCommand(argv)) {
+    const what = argv[0] === undefined ? 'no command given' : `unknown command "${argv[0]}"`;
+    process.stderr.write(`error: ${what}; run "serve" to start the service, or "--help" for the admin commands\n`);
+    process.exit(1);
+  }
+  process.exitCode = await runAdminCommand(argv, config);
+}

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { healthyEndpointLatency } from '../support/dead-webhooks.js';
+
+/*
+ * Webhook receivers that accept the connection and never answer, against the service as `npm start`
+ * runs it in production: before each endpoint's attempts were bounded and a failing one backed off on
+ * its own, 20 of them held the 16 shared attempts for their 10 s timeout, and the one healthy endpoint
+ * got its events 7.5 to 10.4 s late. bench/attacks.ts measures the same.
+ */
+describe('20 webhook endpoints that never answer, and one healthy one', () => {
+  it('hold up none of the healthy endpoint’s events: each arrives within 2 s of its change', async () => {
+    const { latenciesMs } = await healthyEndpointLatency({ dead: 20, events: 10, gapMs: 300, waitMs: 15_000 });
+    expect(latenciesMs).toHaveLength(10);
+    expect(latenciesMs.filter((ms) => ms > 2_000).map(Math.round), JSON.stringify(latenciesMs.map(Math.round))).toEqual(
+      [],
+    );
+  }, 90_000);
+});
