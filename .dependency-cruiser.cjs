@@ -48,11 +48,12 @@ module.exports = {
       'node',
     ]),
     {
-      name: 'koa-serves-no-docs-page',
-      comment: "The API reference page (and Scalar) is the server's: createHttpApp takes it as `pages`.",
+      name: 'koa-serves-no-server-page',
+      comment:
+        "The API reference page (and Scalar) and the stock console are the server's: createHttpApp takes them as `pages`.",
       severity: 'error',
       from: { path: '^src/adapters/http/index\\.ts$' },
-      to: { reachable: true, path: '^src/adapters/http/docs-(page|routes)\\.ts$' },
+      to: { reachable: true, path: '^src/adapters/http/(docs|console)-(page|routes)\\.ts$' },
     },
     subpath('client', 'src/client/index.ts', '^src/(client/|adapters/shared/peer-packages\\.ts$)', ['lossless-json']),
     subpath('server', 'src/composition/index.ts', '^src/', [...Object.keys(peerDependencies), 'node']),

@@ -1,4 +1,5 @@
 import { type CliResult, cliSection } from './cli.js';
+import { type ConsoleResult, consoleSection } from './console-load.js';
 import { earlierSection, readEarlierRun } from './earlier.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
@@ -24,6 +25,8 @@ export interface BenchResults {
   readonly cli?: CliResult;
   /** Absent from the records of runs before the suite existed. */
   readonly postgres?: PostgresResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly console?: ConsoleResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -192,5 +195,8 @@ export function readme(input: BenchRecord, notes: string): string {
     ...(results.postgres === undefined || settings.postgres === undefined
       ? []
       : [postgresSection(results.postgres, settings.postgres, machine.commit), '']),
+    ...(results.console === undefined || settings.console === undefined
+      ? []
+      : [consoleSection(results.console, settings.console), '']),
   ].join('\n');
 }

@@ -1,7 +1,7 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
  * Usage: npm run bench [-- --quick] [-- --write]
- *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres [--merge]] [-- --render]
+ *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console [--merge]] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
  * - --write: with --quick, rewrite both files all the same;
@@ -16,6 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRedisServer } from '../tests/support/redis-server.js';
 import { cliSection, runCliSuite } from './cli.js';
+import { consoleSection, runConsoleSuite } from './console-load.js';
 import { httpSection, runHttpSuite } from './http.js';
 import { formatJson } from './json-file.js';
 import { limiterSection, runLimiterSuite } from './limiter.js';
@@ -33,7 +34,7 @@ const README = join(import.meta.dirname, 'README.md');
 const NOTES = join(import.meta.dirname, 'notes.md');
 const RESULTS = join(import.meta.dirname, 'results.json');
 const USAGE =
-  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres [--merge]] [-- --render]';
+  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console [--merge]] [-- --render]';
 
 interface Options {
   readonly render: boolean;
@@ -112,6 +113,12 @@ async function runSuite(
       if (load === undefined) throw new Error('the settings have no postgres entry');
       results.postgres = await runPostgresSuite(dir, machine.commit, load, log);
       return postgresSection(results.postgres, load);
+    }
+    case 'console': {
+      const visits = settings.console;
+      if (visits === undefined) throw new Error('the settings have no console entry');
+      results.console = await runConsoleSuite(dir, visits, log);
+      return consoleSection(results.console, visits);
     }
   }
 }

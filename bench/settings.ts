@@ -1,4 +1,5 @@
 import type { CliSettings } from './cli.js';
+import type { ConsoleSettings } from './console-load.js';
 import type { LoadSettings } from './http.js';
 import type { LimiterSettings } from './limiter.js';
 import type { PostgresSettings } from './postgres.js';
@@ -6,7 +7,17 @@ import type { ProfileSettings } from './profile.js';
 import type { ScaleSettings } from './scale.js';
 import type { SqliteSettings } from './sqlite.js';
 
-export const SUITES = ['http', 'limiter', 'scale', 'profile', 'sqlite', 'metrics', 'cli', 'postgres'] as const;
+export const SUITES = [
+  'http',
+  'limiter',
+  'scale',
+  'profile',
+  'sqlite',
+  'metrics',
+  'cli',
+  'postgres',
+  'console',
+] as const;
 export type Suite = (typeof SUITES)[number];
 
 /** How long and how often each suite measures. */
@@ -20,6 +31,8 @@ export interface BenchSettings {
   readonly cli: CliSettings;
   /** The HTTP load over SQLite and over PostgreSQL; absent from the records of runs before it existed. */
   readonly postgres?: PostgresSettings;
+  /** The stock console's first load in Chromium; absent from the records of runs before it existed. */
+  readonly console?: ConsoleSettings;
 }
 
 /** `npm run bench`: what the issue asks for; about ten minutes on two cores. */
@@ -36,6 +49,7 @@ export const FULL: BenchSettings = {
   metrics: { seconds: 10, rounds: 5, warmupSeconds: 2 },
   cli: { pets: 1_000_000, rounds: 3 },
   postgres: { seconds: 10, rounds: 3, warmupSeconds: 2, listPets: 1_000_000 },
+  console: { sizes: [100, 1_000_000], visits: 15 },
 };
 
 /** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
@@ -48,4 +62,5 @@ export const QUICK: BenchSettings = {
   metrics: { seconds: 1.5, rounds: 2, warmupSeconds: 0.5 },
   cli: { pets: 100_000, rounds: 1 },
   postgres: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5, listPets: 100_000 },
+  console: { sizes: [100, 100_000], visits: 3 },
 };

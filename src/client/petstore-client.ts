@@ -77,6 +77,10 @@ export interface PetstoreClient {
     path: P,
     ...args: Args<Operation<P, 'patch'>>
   ): Promise<ApiResult<SuccessData<Operation<P, 'patch'>>>>;
+  post<P extends PathsWith<'post'>>(
+    path: P,
+    ...args: Args<Operation<P, 'post'>>
+  ): Promise<ApiResult<SuccessData<Operation<P, 'post'>>>>;
 }
 
 interface LooseParams {
@@ -104,7 +108,8 @@ function urlOf(baseUrl: string, path: string, params: LooseParams | undefined): 
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params?.query ?? {})) {
     if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) query.append(name, text(one));
+    // Every array parameter of the document is `style: form, explode: false`: one value, commas between.
+    query.append(name, Array.isArray(value) ? value.map(text).join(',') : text(value));
   }
   const search = query.size === 0 ? '' : `?${query}`;
   return `${baseUrl.replace(/\/+$/, '')}${filled}${search}`;
@@ -146,5 +151,6 @@ export function createPetstoreClient(options: PetstoreClientOptions): PetstoreCl
   return {
     get: (path, ...args) => request('get', path, args[0] as LooseOptions | undefined) as never,
     patch: (path, ...args) => request('patch', path, args[0] as LooseOptions | undefined) as never,
+    post: (path, ...args) => request('post', path, args[0] as LooseOptions | undefined) as never,
   };
 }

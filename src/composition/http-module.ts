@@ -1,5 +1,7 @@
 import { ContainerModule } from 'inversify';
 import type { AccessLogger } from '../adapters/http/access-log.js';
+import { readConsoleBundle } from '../adapters/http/console-page.js';
+import { consolePages } from '../adapters/http/console-routes.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import { docsPages } from '../adapters/http/docs-routes.js';
 import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
@@ -63,8 +65,8 @@ export const httpModule = (
           logger,
           keyUses,
           inventoryJson: inventoryJsonSourceOf(inventory),
-          // The API reference page is the server's, not the Koa adapter's.
-          pages: [docsPages],
+          // The API reference page and the stock console are the server's, not the Koa adapter's.
+          pages: [docsPages, consolePages(readConsoleBundle())],
           readiness: () => readiness.ready && checks.every((c) => !c.critical || c.healthy()),
           healthChecks: () => Object.fromEntries(checks.map((c) => [c.name, c.healthy()])),
           ...(metrics === undefined ? {} : { metrics }),

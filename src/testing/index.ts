@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 export { describeApiKeyStoreContract } from './api-key-store.contract.js';
+export { describeInventoryFiltersContract, type FiltersFixture } from './inventory-filters.contract.js';
 export { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 export { ManualClock } from './manual-clock.js';
 export {

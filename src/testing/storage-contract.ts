@@ -1,4 +1,5 @@
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
+import { describeInventoryFiltersContract } from './inventory-filters.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
@@ -9,7 +10,7 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 /**
  * Every storage port's contract over one adapter: InventoryRepository (with StockChangeLog, stock
- * commands and reservations), PetCatalog, StockChangeFeed, WebhookStore, OrderBook and ApiKeyStore, each
+ * commands, reservations and the list's filters), PetCatalog, StockChangeFeed, WebhookStore, OrderBook and ApiKeyStore, each
  * test on a fresh store from `make`. An adapter that implements only some ports runs their suites alone.
  *
  * @example
@@ -26,6 +27,7 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
  */
 export function describeStorageContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   describeInventoryRepositoryContract(adapter, make, runner);
+  describeInventoryFiltersContract(adapter, make, runner);
   describePetCatalogContract(adapter, make, runner);
   describeStockChangeFeedContract(adapter, make, runner);
   describeWebhookStoreContract(adapter, make, runner);

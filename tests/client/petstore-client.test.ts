@@ -41,6 +41,35 @@ describe('the typed client', () => {
     ]);
   });
 
+  it('sends the list filters, a status list as one comma-separated value', async () => {
+    const answer = await client.get('/inventory', {
+      params: { query: { status: ['available', 'pending'], maxAvailable: 2, limit: 10 } },
+    });
+    expect(answer.ok && answer.data).toEqual([
+      { petId: 9007199254740993n, quantity: 2, reserved: 0, available: 2, status: 'available' },
+      { petId: INT64_MAX, quantity: 1, reserved: 0, available: 1, status: 'available' },
+    ]);
+  });
+
+  it('posts a body, as an adjustment takes one', async () => {
+    const answer = await client.post('/inventory/{petId}/adjustments', {
+      params: { path: { petId: INT64_MIN } },
+      body: { delta: -1, reason: 'counted again' },
+    });
+    expect(answer.ok && answer.data).toEqual({
+      petId: INT64_MIN,
+      quantity: 3,
+      reserved: 0,
+      available: 3,
+      status: 'available',
+    });
+    const back = await client.post('/inventory/{petId}/adjustments', {
+      params: { path: { petId: INT64_MIN } },
+      body: { delta: 1 },
+    });
+    expect(back.ok).toBe(true);
+  });
+
   it('sends a bigint path parameter and body, and reads the answer exactly', async () => {
     const answer = await client.patch('/inventory/{petId}', {
       params: { path: { petId: 9007199254740993n } },

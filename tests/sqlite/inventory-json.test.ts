@@ -111,6 +111,40 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
     expect((await bothWays({ after: petId(299n) })).sql).toEqual([]);
   });
 
+  it('filters as the list does: by status, by what is available (holds counted), both, with paging', async () => {
+    // 3,000 pets, more than a walk's budget, with low stock rare and one pet's stock held.
+    await storage.pets.addAll(
+      Array.from({ length: 3_000 }, (_, i) =>
+        aPet(i + 1, { quantity: quantity(i % 500 === 0 ? 1 : 40 + (i % 9)), status: STATUSES[i % 3] as PetStatus }),
+      ),
+    );
+    const held = await storage.inventory.writeReservation({
+      reservation: { kind: 'reserve', petId: petId(2_000n), quantity: quantity(40), ttlMs: 3_600_000 },
+      actor: 'key_a',
+      atMs: Date.now(),
+    });
+    expect(held.ok).toBe(true);
+    for (const query of [
+      { statuses: ['sold'] },
+      { statuses: ['available', 'pending'], limit: 1_001 },
+      { maxAvailable: 2 },
+      { maxAvailable: 2, after: petId(1_200n), limit: 3 },
+      { statuses: ['pending'], maxAvailable: 45 },
+    ] satisfies InventoryQuery[]) {
+      const { sql, items } = await bothWays(query);
+      expect(sql).toEqual(items);
+    }
+    expect((await bothWays({ maxAvailable: 2 })).sql.join(',').match(/"petId":[0-9]+/g)).toEqual([
+      '"petId":1',
+      '"petId":501',
+      '"petId":1001',
+      '"petId":1501',
+      '"petId":2000',
+      '"petId":2001',
+      '"petId":2501',
+    ]);
+  });
+
   it('fails the listing when a stored row is no valid item, as the items do', async () => {
     await storage.pets.addAll([aPet(1), aPet(2)]);
     const db = new Database(temp.path);

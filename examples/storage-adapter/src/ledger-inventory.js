@@ -33,21 +33,33 @@ export class LedgerInventory {
     this.clock = clock;
   }
 
-  /** @param {InventoryQuery} [query] @returns {AsyncIterable<readonly InventoryItem[]>} */
+  /**
+   * Entries in id order after `query.after`, at most `query.limit`, only those with one of
+   * `query.statuses` and available at or below `query.maxAvailable` when given. The ledger keeps no
+   * index, so a filter walks the ids: fine for a store of a few thousand pets.
+   * @param {InventoryQuery} [query] @returns {AsyncIterable<readonly InventoryItem[]>}
+   */
   async *list(query = {}) {
+    /** @param {InventoryItem} item */
+    const matches = (item) =>
+      (query.statuses === undefined || query.statuses.includes(item.status)) &&
+      (query.maxAvailable === undefined || item.quantity - item.reserved <= query.maxAvailable);
     let after = query.after;
     let left = query.limit ?? Number.POSITIVE_INFINITY;
     while (left > 0) {
       const from = this.ledger.firstAfter(after);
-      const ids = this.ledger.ids().slice(from, from + Math.min(CHUNK, left));
+      const ids = this.ledger.ids().slice(from, from + CHUNK);
       if (ids.length === 0) return;
       const nowMs = this.clock.nowMs();
       // Broken on purpose: the chunk's pets in the order they were added, not by id.
       const shown = broken === 'list-order' ? [...this.ledger.rows.keys()].filter((id) => ids.includes(id)) : ids;
-      const chunk = shown.map((id) => /** @type {InventoryEntry} */ (this.entryAt(id, nowMs)).item);
+      const chunk = shown
+        .map((id) => /** @type {InventoryEntry} */ (this.entryAt(id, nowMs)).item)
+        .filter(matches)
+        .slice(0, left);
       left -= chunk.length;
       after = ids[ids.length - 1];
-      yield chunk;
+      if (chunk.length > 0) yield chunk;
     }
   }
 

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
   describeApiKeyStoreContract,
+  describeInventoryFiltersContract,
   describeInventoryRepositoryContract,
   describeOrderBookContract,
   describePetCatalogContract,
@@ -25,6 +26,7 @@ const makeLedger = async () => {
 };
 
 describeInventoryRepositoryContract('ledger', makeLedger, runner);
+describeInventoryFiltersContract('ledger', makeLedger, runner);
 describePetCatalogContract('ledger', makeLedger, runner);
 describeStockChangeFeedContract('ledger', makeLedger, runner);
 describeOrderBookContract('ledger', makeLedger, runner);

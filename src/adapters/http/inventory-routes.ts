@@ -76,10 +76,27 @@ async function sendPage(ctx: HttpContext, listInventory: ListInventory, page: In
   const last = items[limit - 1];
   if (items.length > limit && last !== undefined) {
     items.length = limit;
-    setNextLink(ctx, `${API_BASE_PATH}/inventory`, { after: last.petId, limit });
+    setNextLink(ctx, `${API_BASE_PATH}/inventory`, { ...filterParams(page), after: last.petId, limit });
   }
   sendJson(ctx, `[${itemsJson(items)}]`);
 }
+
+/** The filters of `page` as query parameters, for the next page's link (in the spelling they came in). */
+function filterParams(page: InventoryPage): Record<string, string | number> {
+  const params: Record<string, string | number> = {};
+  if (page.statuses !== undefined) params.status = page.statuses.join(',');
+  if (page.maxAvailable !== undefined) params.maxAvailable = page.maxAvailable;
+  return params;
+}
+
+const isFiltered = (page: InventoryPage): boolean => page.statuses !== undefined || page.maxAvailable !== undefined;
+
+/**
+ * The tag of a whole filtered list: the store's stamp (read before the list, as for the whole list)
+ * and the filter, so that no two filters of one stamp share a tag. Pages, filtered or not, have none.
+ */
+const filteredListTag = (stamp: string, page: InventoryPage): string =>
+  listTag(`${stamp}~${page.statuses?.join(',') ?? ''}~${page.maxAvailable ?? ''}`);
 
 function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
   const source = deps.inventoryJson;
@@ -97,6 +114,12 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
       page = parsed.value;
     }
     if (page.limit !== undefined) return sendPage(ctx, deps.listInventory, page, page.limit);
+    if (page.after === undefined && isFiltered(page)) {
+      if (answeredNotModified(ctx, filteredListTag(await deps.listInventory.stamp(), page))) return;
+      ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+      ctx.body = await inventoryJsonBody(pieces(page));
+      return;
+    }
     if (page.after !== undefined) {
       ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
       ctx.body = await inventoryJsonBody(pieces(page));

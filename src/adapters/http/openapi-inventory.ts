@@ -11,7 +11,7 @@ import {
   UNAUTHORIZED,
   UNAVAILABLE,
 } from './openapi-responses.js';
-import { HISTORY_LIMIT_DEFAULT, HISTORY_LIMIT_MAX, PAGE_LIMIT_MAX } from './request-schemas.js';
+import { HISTORY_LIMIT_DEFAULT, HISTORY_LIMIT_MAX, MAX_AVAILABLE_MAX, PAGE_LIMIT_MAX } from './request-schemas.js';
 
 const pageLimit = (max: number, description: string): JsonObject => ({
   name: 'limit',
@@ -39,10 +39,29 @@ export const listInventory: JsonObject = {
     'Every tracked pet, ordered by petId ascending, streamed. Without parameters the whole list is returned, ' +
     'with a weak ETag; If-None-Match with that tag answers 304 without a body while the list is unchanged. ' +
     'limit and after page through it by key (after = the last petId of the previous page); a page of limit ' +
-    'entries carries Link rel="next" when more may follow, and no ETag.',
+    'entries carries Link rel="next" when more may follow, and no ETag. status and maxAvailable narrow the ' +
+    'list (both must hold) and combine with paging: the next link carries them. A filtered list without ' +
+    'limit or after has a weak ETag of its own, which changes with the list and with the filter. A filtered ' +
+    'page reads the matching pets and few others, however large the store.',
   parameters: [
     pageLimit(PAGE_LIMIT_MAX, 'At most this many entries.'),
     int64Query('after', 'Only entries whose petId is greater than this one.'),
+    {
+      name: 'status',
+      in: 'query',
+      required: false,
+      description: 'Only entries of these statuses: one or more, separated by commas (available,pending).',
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', minItems: 1, items: ref('schemas', 'PetStatus') },
+    },
+    {
+      name: 'maxAvailable',
+      in: 'query',
+      required: false,
+      description: 'Only entries whose available (quantity less reserved) is at or below this: low stock.',
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_AVAILABLE_MAX },
+    },
     ref('parameters', 'IfNoneMatch'),
   ],
   responses: responses({
@@ -55,7 +74,7 @@ export const listInventory: JsonObject = {
       description: 'The list is unchanged since the ETag that If-None-Match names; no body.',
       headers: [...LIMIT_HEADERS, 'ETag.list'],
     },
-    invalid_query: { description: 'invalid_query: limit or after is not valid.' },
+    invalid_query: { description: 'invalid_query: limit, after, status or maxAvailable is not valid.' },
     unauthorized: UNAUTHORIZED,
     rate_limited: TOO_MANY,
     internal_error: INTERNAL,

@@ -2,6 +2,7 @@ import { LosslessNumber } from 'lossless-json';
 import * as v from 'valibot';
 import { integerOfDecimal } from '../../domain/decimal-integer.js';
 import { type PetId, parsePetId } from '../../domain/pet-id.js';
+import { isPetStatus, PET_STATUSES, type PetStatus } from '../../domain/pet-status.js';
 import { isQuantity, QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 
@@ -44,9 +45,35 @@ export const pageLimit = (max: number) => {
   );
 };
 
+const STATUS_MESSAGE = `status must be one or more of ${PET_STATUSES.join(', ')}, separated by commas`;
+
+/** `status=available,pending`: each a PetStatus, none empty; a status named twice counts once. */
+const StatusFilter = v.pipe(
+  v.string(STATUS_MESSAGE),
+  v.rawTransform<string, readonly PetStatus[]>(({ dataset, addIssue, NEVER }) => {
+    const names = dataset.value.split(',');
+    if (names.every(isPetStatus)) return [...new Set(names)];
+    addIssue({ message: STATUS_MESSAGE });
+    return NEVER;
+  }),
+);
+
+/** The largest maxAvailable: a quantity's own bound, so that every stock level can be asked for. */
+export const MAX_AVAILABLE_MAX = 2_147_483_647;
+const MAX_AVAILABLE_MESSAGE = `maxAvailable must be an integer from 0 to ${MAX_AVAILABLE_MAX}`;
+
+const MaxAvailableFilter = v.pipe(
+  v.string(MAX_AVAILABLE_MESSAGE),
+  v.regex(/^(0|[1-9][0-9]{0,9})$/, MAX_AVAILABLE_MESSAGE),
+  v.transform(Number),
+  v.maxValue(MAX_AVAILABLE_MAX, MAX_AVAILABLE_MESSAGE),
+);
+
 const InventoryQuery = v.object({
   limit: v.optional(pageLimit(PAGE_LIMIT_MAX)),
   after: v.optional(petIdSchema('after')),
+  status: v.optional(StatusFilter),
+  maxAvailable: v.optional(MaxAvailableFilter),
 });
 
 const BEFORE_MESSAGE = 'before must be a change id: a positive base-10 integer below 2^63, without leading zeros';
@@ -98,16 +125,20 @@ export function parsePetIdParam(segment: string | undefined): Result<PetId, stri
   return parsed.success ? ok(parsed.output) : fail(firstMessage(parsed.issues));
 }
 
-/** Paging of the list: both optional, unknown parameters ignored. */
+/** Paging and filters of the list: each optional, unknown parameters ignored. */
 export interface InventoryPage {
   readonly limit?: number;
   readonly after?: PetId;
+  readonly statuses?: readonly PetStatus[];
+  readonly maxAvailable?: number;
 }
 
 /** The list's query, or the message of a 400 `invalid_query` (a repeated parameter is invalid). */
 export function parseInventoryQuery(query: Readonly<Record<string, unknown>>): Result<InventoryPage, string> {
   const parsed = v.safeParse(InventoryQuery, query);
-  return parsed.success ? ok(parsed.output) : fail(firstMessage(parsed.issues));
+  if (!parsed.success) return fail(firstMessage(parsed.issues));
+  const { status, ...rest } = parsed.output;
+  return ok(status === undefined ? rest : { ...rest, statuses: status });
 }
 
 /** A page of a pet's stock history: how many changes, and older than which one. */

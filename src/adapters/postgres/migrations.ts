@@ -220,6 +220,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX webhook_deliveries_settled ON webhook_deliveries (created_at_ms) WHERE state <> 'pending';
   `,
+  // 9: as SQLite's step 10: the list's filters, by status and by quantity - held (see
+  // postgres-filtered-pages.ts).
+  `
+  CREATE INDEX pets_by_status ON pets (status, id);
+  CREATE INDEX pets_by_spare ON pets ((quantity - held), id);
+  CREATE INDEX pets_by_status_spare ON pets (status, (quantity - held), id);
+  `,
 ];
 
 /** The advisory lock every instance takes to migrate: one number of this application's own ("PETSTORE"). */

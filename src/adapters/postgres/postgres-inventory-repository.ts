@@ -11,6 +11,7 @@ import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import { storedClaimOf } from '../sql/stock-outcome-json.js';
 import { type PostgresDatabase, prepared, type Queryable } from './postgres-database.js';
+import { filteredPage } from './postgres-filtered-pages.js';
 import {
   type EntryRow,
   entryOfRow,
@@ -104,11 +105,13 @@ export class PostgresInventoryRepository implements InventoryRepository {
   async *list(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
     let after = query.after;
     let left = query.limit ?? Number.POSITIVE_INFINITY;
+    const filtered = query.statuses !== undefined || query.maxAvailable !== undefined;
     while (left > 0) {
       const size = Math.min(LIST_CHUNK, left);
       const now = this.clock.nowMs();
-      const rows =
-        after === undefined
+      const rows = filtered
+        ? await filteredPage(this.db, query, after, size, now)
+        : after === undefined
           ? await this.db.rows<StockRow>(FIRST_PAGE, [size, now])
           : await this.db.rows<StockRow>(NEXT_PAGE, [after, size, now]);
       if (rows.length === 0) return;

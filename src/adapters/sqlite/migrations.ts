@@ -208,6 +208,15 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX webhook_deliveries_settled ON webhook_deliveries (created_at_ms) WHERE state <> 'pending';
   `,
+  // 10: the list's filters (see filtered-inventory-pages.ts). By status, each status's pets in id order,
+  // so a page of a status is a walk of its own entries. By what is left once every stored hold is set
+  // aside (quantity - held, never above what is available), so the pets of low stock are found without
+  // reading the others; and the same within each status, for the two filters at once.
+  `
+  CREATE INDEX pets_by_status ON pets (status, id);
+  CREATE INDEX pets_by_spare ON pets (quantity - held, id);
+  CREATE INDEX pets_by_status_spare ON pets (status, quantity - held, id);
+  `,
 ];
 
 /**

@@ -12,6 +12,7 @@ import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import type { CommandQueue } from './command-queue.js';
 import { type EntryRow, entryOfRow } from './entry-row.js';
+import { FilteredInventoryPages, isFiltered } from './filtered-inventory-pages.js';
 import { reservationOfRow } from './reservation-statements.js';
 import type { StoreRevision } from './store-revision.js';
 
@@ -106,6 +107,8 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly nextJsonPage: Statement<[NextPageQuery], string | null>;
   private readonly readReservation: Statement<[string], Parameters<typeof reservationOfRow>[0]>;
   private readonly lapsed: Statement<[{ readonly now: number }], LapseRow>;
+  private readonly filteredRows: FilteredInventoryPages<StockRow>;
+  private readonly filteredJson: FilteredInventoryPages<string | null>;
   /** The lapse read at the last stamp: it holds while the revision stays and no other hold lapses. */
   private lastLapse: { readonly revision: string; readonly count: bigint; readonly untilMs: number } | undefined;
 
@@ -121,6 +124,8 @@ export class SqliteInventoryRepository implements InventoryRepository {
     private readonly clock: Clock,
   ) {
     const columns = `id, quantity, status, ${RESERVED}`;
+    this.filteredRows = new FilteredInventoryPages<StockRow>(db, columns, RESERVED, true);
+    this.filteredJson = new FilteredInventoryPages<string | null>(db, ITEM_JSON, RESERVED, false);
     this.firstPage = db.prepare<[PageQuery], StockRow>(`SELECT ${columns} FROM pets ORDER BY id LIMIT @size`).raw();
     this.nextPage = db
       .prepare<[NextPageQuery], StockRow>(`SELECT ${columns} FROM pets WHERE id > @after ORDER BY id LIMIT @size`)
@@ -159,9 +164,14 @@ export class SqliteInventoryRepository implements InventoryRepository {
    * not stall this process's other requests and writes.
    */
   list(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
+    const filtered = isFiltered(query);
     return keysetChunks(query, (after, size) => {
       const now = this.clock.nowMs();
-      const rows = after === undefined ? this.firstPage.all({ size, now }) : this.nextPage.all({ after, size, now });
+      const rows = filtered
+        ? this.filteredRows.page(query, after, size, now)
+        : after === undefined
+          ? this.firstPage.all({ size, now })
+          : this.nextPage.all({ after, size, now });
       if (rows.length === 0) return undefined;
       // The rows are garbage once made items, before the yield: what outlives a young-generation
       // collection is promoted, and a long list would then swell the old space.
@@ -177,10 +187,14 @@ export class SqliteInventoryRepository implements InventoryRepository {
    * to 2 µs of CPU a pet: `npm run bench`, scale section). The same short queries, turns and paging as `list`.
    */
   listJson(query: InventoryQuery = {}): AsyncIterable<string> {
+    const filtered = isFiltered(query);
     return keysetChunks(query, (after, size) => {
       const now = this.clock.nowMs();
-      const items =
-        after === undefined ? this.firstJsonPage.all({ size, now }) : this.nextJsonPage.all({ after, size, now });
+      const items = filtered
+        ? this.filteredJson.page(query, after, size, now)
+        : after === undefined
+          ? this.firstJsonPage.all({ size, now })
+          : this.nextJsonPage.all({ after, size, now });
       if (items.length === 0) return undefined;
       if (items.includes(null)) throw new RangeError('a stored inventory entry is not a valid InventoryItem');
       return { chunk: items.join(','), count: items.length, last: petIdOfJson(items[items.length - 1] as string) };

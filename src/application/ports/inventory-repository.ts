@@ -1,5 +1,6 @@
 import type { InventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
+import type { PetStatus } from '../../domain/pet-status.js';
 import type { Reservation } from '../../domain/reservation.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
@@ -11,6 +12,13 @@ export interface InventoryQuery {
   readonly after?: PetId;
   /** At most this many entries in all; every entry when absent. */
   readonly limit?: number;
+  /** Only entries whose pet has one of these statuses (at least one); every status when absent. */
+  readonly statuses?: readonly PetStatus[];
+  /**
+   * Only entries whose available (quantity less what is reserved at the store's clock) is at or below
+   * this (0 to 2^31 - 1). A store answers it without reading every entry when few match.
+   */
+  readonly maxAvailable?: number;
 }
 
 /**

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List the stock levels of all pets
-         * @description Every tracked pet, ordered by petId ascending, streamed. Without parameters the whole list is returned, with a weak ETag; If-None-Match with that tag answers 304 without a body while the list is unchanged. limit and after page through it by key (after = the last petId of the previous page); a page of limit entries carries Link rel="next" when more may follow, and no ETag.
+         * @description Every tracked pet, ordered by petId ascending, streamed. Without parameters the whole list is returned, with a weak ETag; If-None-Match with that tag answers 304 without a body while the list is unchanged. limit and after page through it by key (after = the last petId of the previous page); a page of limit entries carries Link rel="next" when more may follow, and no ETag. status and maxAvailable narrow the list (both must hold) and combine with paging: the next link carries them. A filtered list without limit or after has a weak ETag of its own, which changes with the list and with the filter. A filtered page reads the matching pets and few others, however large the store.
          */
         get: operations["listInventory"];
         put?: never;
@@ -867,6 +867,10 @@ export interface operations {
                 limit?: number;
                 /** @description Only entries whose petId is greater than this one. */
                 after?: bigint;
+                /** @description Only entries of these statuses: one or more, separated by commas (available,pending). */
+                status?: components["schemas"]["PetStatus"][];
+                /** @description Only entries whose available (quantity less reserved) is at or below this: low stock. */
+                maxAvailable?: number;
             };
             header?: {
                 /**
@@ -911,7 +915,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_query: limit or after is not valid. */
+            /** @description invalid_query: limit, after, status or maxAvailable is not valid. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -1,0 +1,101 @@
+import type { Browser, Page } from 'playwright-core';
+import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
+import { systemClock } from '../../src/adapters/system/system-clock.js';
+import type { NewPet } from '../../src/application/ports/pet-catalog.js';
+import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
+import type { Scope } from '../../src/domain/api-key.js';
+import type { Plan } from '../../src/domain/plan.js';
+import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { type ServiceProcess, startService } from '../support/service-process.js';
+
+/** The service as `npm start` runs it, over a SQLite file of its own, with the pets and keys given. */
+export interface ConsoleService {
+  readonly url: string;
+  /** Keys by the names asked for. */
+  readonly keys: Readonly<Record<string, string>>;
+  /** Calls the API with one of the keys, as another client of the store would meanwhile. */
+  api(key: string, path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface KeyAsked {
+  readonly plan: Plan;
+  readonly scopes?: readonly Scope[];
+}
+
+export async function startConsoleService(
+  pets: readonly NewPet[],
+  keysAsked: Readonly<Record<string, KeyAsked>>,
+): Promise<ConsoleService> {
+  const temp: TempDatabase = await tempDatabase();
+  const storage = openSqliteStorage({ path: temp.path });
+  const keys: Record<string, string> = {};
+  try {
+    await storage.pets.addAll(pets);
+    const crypto = new NodeKeyCrypto();
+    const issue = new IssueApiKey(storage.keys, crypto, crypto, systemClock);
+    for (const [name, asked] of Object.entries(keysAsked)) {
+      keys[name] = (await issue.execute({ ...asked, name: `${name} desk` })).key;
+    }
+  } finally {
+    await storage.close();
+  }
+  let service: ServiceProcess;
+  try {
+    service = await startService({ PETSTORE_DB: temp.path, PETSTORE_ENV: 'production' });
+  } catch (error) {
+    await temp.remove();
+    throw error;
+  }
+  return {
+    url: service.url,
+    keys,
+    api: (key, path, init = {}) =>
+      fetch(`${service.url}/v1${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+      }),
+    close: async () => {
+      await service.stop();
+      await temp.remove();
+    },
+  };
+}
+
+/** One visit of the console: the page, and what it logged, asked for and showed as a dialog. */
+export interface ConsoleVisit {
+  readonly page: Page;
+  readonly errors: string[];
+  readonly requests: string[];
+  readonly dialogs: string[];
+  close(): Promise<void>;
+}
+
+export async function visitConsole(browser: Browser, url: string): Promise<ConsoleVisit> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const requests: string[] = [];
+  const dialogs: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.goto(`${url}/console`);
+  return { page, errors, requests, dialogs, close: () => context.close() };
+}
+
+/** Presses Tab until the element `target` finds has the focus: the keyboard alone, as a person would. */
+export async function tabTo(page: Page, selectorOf: () => Promise<boolean>, most = 60): Promise<void> {
+  for (let i = 0; i < most; i += 1) {
+    await page.keyboard.press('Tab');
+    if (await selectorOf()) return;
+  }
+  throw new Error(`the element was not reached in ${most} presses of Tab`);
+}
