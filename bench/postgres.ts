@@ -21,6 +21,7 @@ import {
 } from './http.js';
 import { CONNECTIONS } from './load.js';
 import { benchPet, preparePetstore, startBaseline, startService } from './petstore.js';
+import { FLOOR, type GroupCommitResult, groupCommitTable, runGroupCommitLoads } from './postgres-group.js';
 import { procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
 import { count, median, mib, ms, ratio, runs, table } from './stats.js';
 
@@ -38,6 +39,8 @@ export interface PostgresResult {
   readonly postgres: string;
   readonly scenarios: StoreScenario[];
   readonly list: PostgresListRow;
+  /** The writes against PostgreSQL's floor, before and after (absent from runs before group commit). */
+  readonly writes?: GroupCommitResult;
 }
 
 // Chunks keep the benchmark's own memory small while it writes a million pets.
@@ -139,6 +142,14 @@ export async function runPostgresSuite(
     await assertNoWarnings(sqlite, logs.sqlite);
     await assertNoWarnings(pg, logs.postgres);
     await stopAll(servers.splice(0));
+    const writes = await runGroupCommitLoads(
+      dir,
+      postgres,
+      key,
+      (url) => preparePostgres(url, key, LIST_PETS),
+      settings,
+      progress,
+    );
     const list = await measureList(dir, await postgres.createDatabase(), key, settings.listPets, progress);
     return {
       date: new Date().toISOString().slice(0, 10),
@@ -146,6 +157,7 @@ export async function runPostgresSuite(
       postgres: POSTGRES,
       scenarios: pairs.map((p) => p.scenario),
       list,
+      writes,
     };
   } finally {
     await stopAll(servers);
@@ -233,8 +245,8 @@ export function postgresSection(result: PostgresResult, settings: PostgresSettin
     `- ${LIST_PETS} pets, the same in both stores, and one enterprise key, found through the key cache`,
     "  (PETSTORE_KEY_CACHE_MS, 500 ms) in both. A GET reads the store's stamp (over PostgreSQL one query,",
     '  shared by the GETs that arrive while one is under way) and the list itself only when the stamp moved;',
-    '  a PATCH over PostgreSQL is two statements, each its own transaction: a plain read of the row, then one',
-    '  conditional statement for the row, the history and the stamp counter (one commit, one fsync).',
+    '  PATCHes over PostgreSQL go in groups (group commit): the PATCHes that arrive while the groups under',
+    '  way are busy lock and read their rows together, and one statement writes them all, with one commit.',
     '',
     table(
       [
@@ -251,9 +263,36 @@ export function postgresSection(result: PostgresResult, settings: PostgresSettin
       rows,
     ),
     '',
+    ...writesSection(result),
     `The whole list of ${count(result.list.pets)} pets over PostgreSQL, read once by one client: ` +
       `${result.list.seconds.toFixed(1)} s for ${mib(result.list.bytes)} MiB; peak RSS of the service (VmHWM, start-up ` +
       `included): **${result.list.peakRssBytes === undefined ? 'n/a' : `${mib(result.list.peakRssBytes)} MiB`}**. ` +
       'The list is read in keyset pages of 1,000 rows, one query each, no connection held between pages.',
   ].join('\n');
+}
+
+/** The writes' part of the section: against the floor, the SQLite PATCH of the same run, and before. */
+function writesSection(result: PostgresResult): string[] {
+  const writes = result.writes;
+  const sqlite = result.scenarios.find((s) => s.store === 'SQLite' && s.request.startsWith('PATCH'));
+  if (writes === undefined || sqlite === undefined) return [];
+  const sqliteRps = median(sqlite.rounds.map((r) => r.service.rps));
+  return [
+    "### Writes against PostgreSQL's floor, before and after group commit",
+    '',
+    `Each round runs, in turn: the floor (${FLOOR}, as \`bench/postgres-floor-write.ts\` describes), PATCH`,
+    'through HTTP on a service of this build over PostgreSQL (100 pets; then one hot pet, all 50',
+    'connections writing pet 1), the same on the build before group commit' +
+      (writes.earlier === undefined ? ' (not run: BENCH_EARLIER_DIST unset)' : ` (\`${writes.earlier}\`)`) +
+      ', and two',
+    "instances of this build over one PostgreSQL behind deploy/'s nginx; then GET /v1/inventory on each build.",
+    'PostgreSQL takes a CHECKPOINT between runs, outside every measurement. Every service has a database of its',
+    'own, filled alike. "Ratio to the floor" is each run\'s rate over the floor\'s of the same round (median',
+    `of the rounds); "ratio to SQLite PATCH" is over the SQLite PATCH above (${count(sqliteRps)} req/s, median). CPU`,
+    "a write: PostgreSQL's processes (its postmaster and children, /proc), and the service's process (both",
+    'instances for the two), over the writes answered.',
+    '',
+    groupCommitTable(writes, sqliteRps),
+    '',
+  ];
 }

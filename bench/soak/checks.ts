@@ -1,4 +1,5 @@
 import type { FaultWindow } from './faults.js';
+import type { AcknowledgedKeyed, MadeReservation } from './keyed-writes.js';
 import type { Acknowledged, Answered } from './load.js';
 import { WRITE_BASE } from './load.js';
 import { type RssSample, START_QUANTITY } from './stack.js';
@@ -12,21 +13,74 @@ export interface Change {
   readonly id: string;
   readonly quantityBefore: number;
   readonly quantityAfter: number;
+  /** `set`, `adjust` or `reservation_commit`; absent: a set. */
+  readonly kind?: string;
+  readonly reason?: string | null;
 }
+
+const isSet = (change: Change): boolean => change.kind === undefined || change.kind === 'set';
 
 /** Every change of every acknowledged write is in its pet's history exactly once. */
 export function checkAcknowledged(acknowledged: readonly Acknowledged[], histories: Map<number, Change[]>): string[] {
   const failures: string[] = [];
   for (const { n, petId } of acknowledged) {
-    const found = (histories.get(petId) ?? []).filter((c) => c.quantityAfter === WRITE_BASE + n).length;
+    const found = (histories.get(petId) ?? []).filter((c) => isSet(c) && c.quantityAfter === WRITE_BASE + n).length;
     if (found !== 1) failures.push(`acknowledged write ${n} of pet ${petId} is in its history ${found} times`);
   }
   // Writes never acknowledged may have landed (an answer lost with its instance), but never twice.
   for (const [petId, history] of histories) {
     const seen = new Set<number>();
-    for (const change of history) {
+    for (const change of history.filter(isSet)) {
       if (seen.has(change.quantityAfter)) failures.push(`pet ${petId}: quantity ${change.quantityAfter} written twice`);
       seen.add(change.quantityAfter);
+    }
+  }
+  return failures;
+}
+
+/**
+ * Every acknowledged adjustment and batch has one change in each of its pets' histories, found by its
+ * reason, which names it alone; and no reason of the load is in a pet's history twice.
+ */
+export function checkKeyed(keyed: readonly AcknowledgedKeyed[], histories: Map<number, Change[]>): string[] {
+  const failures: string[] = [];
+  for (const { kind, reason, petIds } of keyed) {
+    for (const petId of petIds) {
+      const found = (histories.get(petId) ?? []).filter((c) => c.reason === reason).length;
+      if (found !== 1) failures.push(`acknowledged ${kind} ${reason} of pet ${petId} is in its history ${found} times`);
+    }
+  }
+  for (const [petId, history] of histories) {
+    const seen = new Set<string>();
+    for (const { reason } of history) {
+      if (reason === undefined || reason === null) continue;
+      if (seen.has(reason)) failures.push(`pet ${petId}: ${reason} written twice`);
+      seen.add(reason);
+    }
+  }
+  return failures;
+}
+
+/**
+ * Every reservation whose commit was acknowledged is committed, and each pet's history has one
+ * reservation commit for each of its reservations that is committed (`states`: as read at the end).
+ */
+export function checkCommits(
+  reservations: readonly MadeReservation[],
+  states: Map<string, string>,
+  histories: Map<number, Change[]>,
+): string[] {
+  const failures: string[] = [];
+  for (const { id, petId, committed } of reservations) {
+    if (committed && states.get(id) !== 'committed') {
+      failures.push(`reservation ${id} of pet ${petId}: commit acknowledged, state ${states.get(id)}`);
+    }
+  }
+  for (const [petId, history] of histories) {
+    const recorded = history.filter((c) => c.kind === 'reservation_commit').length;
+    const committed = reservations.filter((r) => r.petId === petId && states.get(r.id) === 'committed').length;
+    if (recorded !== committed) {
+      failures.push(`pet ${petId}: ${committed} reservations committed, ${recorded} commits in its history`);
     }
   }
   return failures;

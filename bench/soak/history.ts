@@ -24,8 +24,21 @@ export async function readHistory(base: string, key: string, petId: number): Pro
   let url: string | undefined = `${base}/v1/inventory/${petId}/changes?limit=${PAGE}`;
   while (url !== undefined) {
     const { body, link } = await getJson(url, key);
-    for (const entry of body as { id: number | string; quantityBefore: number; quantityAfter: number }[]) {
-      changes.push({ id: String(entry.id), quantityBefore: entry.quantityBefore, quantityAfter: entry.quantityAfter });
+    type Entry = {
+      id: number | string;
+      quantityBefore: number;
+      quantityAfter: number;
+      kind: string;
+      reason: string | null;
+    };
+    for (const entry of body as Entry[]) {
+      changes.push({
+        id: String(entry.id),
+        quantityBefore: entry.quantityBefore,
+        quantityAfter: entry.quantityAfter,
+        kind: entry.kind,
+        reason: entry.reason,
+      });
     }
     const next = nextLink(link);
     url = next === undefined ? undefined : new URL(next, base).toString();
@@ -37,4 +50,10 @@ export async function readHistory(base: string, key: string, petId: number): Pro
 export async function readQuantity(base: string, key: string, petId: number): Promise<number> {
   const { body } = await getJson(`${base}/v1/inventory/${petId}`, key);
   return (body as { quantity: number }).quantity;
+}
+
+/** A reservation's state now. */
+export async function readReservationState(base: string, key: string, id: string): Promise<string> {
+  const { body } = await getJson(`${base}/v1/reservations/${id}`, key);
+  return (body as { state: string }).state;
 }

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { type AcknowledgedKeyed, adjust, batch, type MadeReservation, reserveAndCommit } from './keyed-writes.js';
 
 /** Longer than any answer may take through nginx (its 5 s upstream bound, the 2 s statement timeout). */
 const ANSWER_WITHIN_MS = 15_000;
@@ -9,7 +10,7 @@ const RETRIES = 5;
 
 /** One request of the load: what it was, when it started and ended (ms since the soak began), its status (0: no answer). */
 export interface Answered {
-  readonly kind: 'item' | 'list' | 'patch';
+  readonly kind: 'item' | 'list' | 'patch' | 'adjustment' | 'batch' | 'reserve' | 'commit';
   readonly startMs: number;
   readonly endMs: number;
   readonly status: number;
@@ -35,20 +36,28 @@ export interface LoadOptions {
 export interface LoadResult {
   readonly answers: readonly Answered[];
   readonly acknowledged: readonly Acknowledged[];
+  /** Adjustments and batches acknowledged. */
+  readonly keyed: readonly AcknowledgedKeyed[];
+  /** Every reservation made, with whether its commit was acknowledged. */
+  readonly reservations: readonly MadeReservation[];
 }
 
 interface Reply {
   readonly status: number;
   readonly etag: string | null;
+  readonly text: string;
 }
 
 /**
- * A mixed load through nginx: GET of one pet (40 %), GET of the list (20 %), PATCH of one pet with
- * If-Match and an Idempotency-Key (40 %). Each client paces itself to its share of the rate.
+ * A mixed load through nginx: GET of one pet (40 %), GET of the list (10 %), PATCH of one pet with
+ * If-Match and an Idempotency-Key (25 %), and with an Idempotency-Key: an adjustment (10 %), a batch of
+ * two pets (10 %), a reservation then its commit (5 %). Each client paces itself to its share of the rate.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const answers: Answered[] = [];
   const acknowledged: Acknowledged[] = [];
+  const keyed: AcknowledgedKeyed[] = [];
+  const reservations: MadeReservation[] = [];
   const etags = new Map<number, string>();
   const auth = { authorization: `Bearer ${options.key}` };
   const now = (): number => performance.now() - options.startedAt;
@@ -62,10 +71,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
     }).then(
       async (res) => {
-        await res.arrayBuffer();
-        return { status: res.status, etag: res.headers.get('etag') };
+        return { status: res.status, etag: res.headers.get('etag'), text: await res.text() };
       },
-      () => ({ status: 0, etag: null }),
+      () => ({ status: 0, etag: null, text: '' }),
     );
     answers.push({ kind, startMs, endMs: now(), status: reply.status });
     return reply;
@@ -90,6 +98,34 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     }
   };
 
+  const kindOf = (path: string): Answered['kind'] =>
+    path.endsWith('/adjustments')
+      ? 'adjustment'
+      : path.endsWith('/batch')
+        ? 'batch'
+        : path.endsWith('/commit')
+          ? 'commit'
+          : 'reserve';
+  const sendWrite = (path: string, init: RequestInit) => send(kindOf(path), path, init);
+  const other = (petId: number): number => {
+    const others = options.petIds.filter((id) => id !== petId);
+    return others[Math.floor(Math.random() * others.length)] ?? petId;
+  };
+  const keyedWrite = async (roll: number, petId: number): Promise<void> => {
+    const n = writes;
+    writes += 1;
+    if (roll < 0.85) {
+      const done = await adjust(sendWrite, n, petId);
+      if (done !== undefined) keyed.push(done);
+    } else if (roll < 0.95) {
+      const done = await batch(sendWrite, n, [petId, other(petId)]);
+      if (done !== undefined) keyed.push(done);
+    } else {
+      const made = await reserveAndCommit(sendWrite, n, petId);
+      if (made !== undefined) reservations.push(made);
+    }
+  };
+
   const client = async (): Promise<void> => {
     const gapMs = (1000 * options.clients) / options.ratePerSecond;
     while (!options.until()) {
@@ -99,13 +135,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       if (roll < 0.4) {
         const reply = await send('item', `/v1/inventory/${petId}`);
         if (reply.status === 200 && reply.etag !== null) etags.set(petId, reply.etag);
-      } else if (roll < 0.6) await send('list', '/v1/inventory');
-      else await write(petId);
+      } else if (roll < 0.5) await send('list', '/v1/inventory');
+      else if (roll < 0.75) await write(petId);
+      else await keyedWrite(roll, petId);
       const rest = gapMs - (performance.now() - began);
       if (rest > 0) await delay(rest);
     }
   };
 
   await Promise.all(Array.from({ length: options.clients }, client));
-  return { answers, acknowledged };
+  return { answers, acknowledged, keyed, reservations };
 }

@@ -13,7 +13,11 @@ export function formatSoakReport(report: SoakReport): string {
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   for (const [key, count] of [...counts].sort(([a], [b]) => a.localeCompare(b))) lines.push(`  ${key}: ${count}`);
-  lines.push(`  total: ${report.answers.length}; acknowledged writes: ${report.acknowledged}`);
+  const { adjustments, batches, commits } = report.acknowledgedKeyed;
+  lines.push(
+    `  total: ${report.answers.length}; acknowledged: ${report.acknowledged} PATCHes, ${adjustments} adjustments, ` +
+      `${batches} batches, ${commits} reservation commits`,
+  );
   lines.push(`History entries checked: ${report.changesChecked}`);
   lines.push('', `Faults (window: the fault's start to ${seconds(GRACE_MS)} after its recovery):`);
   for (const w of report.windows) {

@@ -2,6 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import {
   type Change,
   checkAcknowledged,
+  checkCommits,
+  checkKeyed,
   checkReplay,
   checkRss,
   type RssFigure,
@@ -9,7 +11,7 @@ import {
   serverErrorsOutsideWindows,
 } from './checks.js';
 import { type FaultWindow, faultSchedule, runFaults } from './faults.js';
-import { readHistory, readQuantity } from './history.js';
+import { readHistory, readQuantity, readReservationState } from './history.js';
 import { type Answered, runLoad } from './load.js';
 import { type RssSample, startSoakStack } from './stack.js';
 
@@ -26,6 +28,8 @@ export interface SoakReport {
   readonly durationMs: number;
   readonly answers: readonly Answered[];
   readonly acknowledged: number;
+  /** Adjustments, batches and reservation commits acknowledged. */
+  readonly acknowledgedKeyed: { readonly adjustments: number; readonly batches: number; readonly commits: number };
   readonly windows: readonly FaultWindow[];
   readonly rss: readonly RssFigure[];
   readonly changesChecked: number;
@@ -77,10 +81,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       histories.set(petId, await readHistory(stack.url, stack.key, petId));
       finals.set(petId, await readQuantity(stack.url, stack.key, petId));
     }
+    const states = new Map<string, string>();
+    for (const { id } of load.reservations) states.set(id, await readReservationState(stack.url, stack.key, id));
     const rss = rssFigures(samples);
     const outside = serverErrorsOutsideWindows(load.answers, windows);
     const failures = [
       ...checkAcknowledged(load.acknowledged, histories),
+      ...checkKeyed(load.keyed, histories),
+      ...checkCommits(load.reservations, states, histories),
       ...checkReplay(histories, finals),
       ...outside.map(
         (a) =>
@@ -93,6 +101,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       durationMs: options.durationMs,
       answers: load.answers,
       acknowledged: load.acknowledged.length,
+      acknowledgedKeyed: {
+        adjustments: load.keyed.filter((k) => k.kind === 'adjustment').length,
+        batches: load.keyed.filter((k) => k.kind === 'batch').length,
+        commits: load.reservations.filter((r) => r.committed).length,
+      },
       windows,
       rss,
       changesChecked: [...histories.values()].reduce((sum, h) => sum + h.length, 0),

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   type Change,
   checkAcknowledged,
+  checkCommits,
+  checkKeyed,
   checkReplay,
   checkRss,
   rssFigures,
@@ -110,5 +112,72 @@ describe('the soak schedule and paging', () => {
     );
     expect(nextLink('</a>; rel="deprecation"')).toBeUndefined();
     expect(nextLink(null)).toBeUndefined();
+  });
+});
+
+const keyedChange = (id: number, before: number, kind: string, reason: string | null): Change => ({
+  id: String(id),
+  quantityBefore: before,
+  quantityAfter: kind === 'reservation_commit' ? before - 1 : before + 1,
+  kind,
+  reason,
+});
+
+describe('the soak checks acknowledged adjustments, batches and reservation commits against the history', () => {
+  const histories = (): Map<number, Change[]> =>
+    new Map([
+      [
+        1,
+        [
+          keyedChange(3, 7, 'reservation_commit', null),
+          keyedChange(2, 6, 'adjust', 'soak-batch-2'),
+          keyedChange(1, 5, 'adjust', 'soak-adjustment-1'),
+        ],
+      ],
+      [2, [keyedChange(4, 5, 'adjust', 'soak-batch-2')]],
+    ]);
+
+  it('passes when each is there once, and a quantity seen again after an adjustment is no set written twice', () => {
+    expect(
+      checkKeyed(
+        [
+          { kind: 'adjustment', reason: 'soak-adjustment-1', petIds: [1] },
+          { kind: 'batch', reason: 'soak-batch-2', petIds: [1, 2] },
+        ],
+        histories(),
+      ),
+    ).toEqual([]);
+    expect(checkAcknowledged([], histories())).toEqual([]);
+    expect(
+      checkCommits([{ id: 'r1', petId: 1, committed: true }], new Map([['r1', 'committed']]), histories()),
+    ).toEqual([]);
+  });
+
+  it('reports an acknowledged one missing from a pet, and one written twice', () => {
+    const twice = histories();
+    twice.get(2)?.unshift(keyedChange(5, 6, 'adjust', 'soak-batch-2'));
+    expect(checkKeyed([{ kind: 'batch', reason: 'soak-batch-9', petIds: [2] }], twice)).toEqual([
+      'acknowledged batch soak-batch-9 of pet 2 is in its history 0 times',
+      'pet 2: soak-batch-2 written twice',
+    ]);
+  });
+
+  it('reports a commit acknowledged but not committed, and a commit the history lacks or has twice', () => {
+    expect(
+      checkCommits(
+        [
+          { id: 'r1', petId: 1, committed: true },
+          { id: 'r2', petId: 1, committed: false },
+        ],
+        new Map([
+          ['r1', 'held'],
+          ['r2', 'committed'],
+        ]),
+        histories(),
+      ),
+    ).toEqual(['reservation r1 of pet 1: commit acknowledged, state held']);
+    expect(checkCommits([], new Map(), histories())).toEqual([
+      'pet 1: 0 reservations committed, 1 commits in its history',
+    ]);
   });
 });

@@ -25,6 +25,7 @@ import {
 } from './postgres-reservation-statements.js';
 import { writeStock } from './postgres-stock-write.js';
 import { SharedRead } from './shared-read.js';
+import { StockGroupCommit } from './stock-group-commit.js';
 
 // The statements of the request path, parsed and planned once per connection. What is reserved is read
 // at the time in the last parameter.
@@ -67,8 +68,9 @@ type StockRow = [id: bigint, quantity: number, status: string, reserved: number]
 const itemOfRow = (row: StockRow): InventoryItem => inventoryItem(row[0], row[1], row[2] as PetStatus, row[3]);
 
 /**
- * Stock levels in the `pets` table, shared by every instance. A write is a plain read, the core's
- * decision, and one statement that applies it only if nothing read has moved (see postgres-stock-write.ts).
+ * Stock levels in the `pets` table, shared by every instance. Stock writes go in groups (see
+ * stock-group-commit.ts): the group's rows locked and read, the core's decision of each command, and
+ * one statement that applies them all, in one transaction.
  */
 export class PostgresInventoryRepository implements InventoryRepository {
   /**
@@ -76,17 +78,25 @@ export class PostgresInventoryRepository implements InventoryRepository {
    * the previous one is under way, and each still sees every write committed before it arrived.
    */
   private readonly stamps: SharedRead<string>;
+  /** Stock writes, committed in groups; a group that fails is written again a command at a time. */
+  private readonly group: StockGroupCommit;
 
   /** `clock` is the time what is reserved is read at. */
   constructor(
     private readonly db: PostgresDatabase,
     private readonly clock: Clock,
+    writeLanes?: number,
   ) {
     // The time is taken as the read starts, so a hold that lapsed before a caller arrived is counted.
     this.stamps = new SharedRead(async () => {
       const [row] = await this.db.rows<[string]>(STAMP_AT, [this.clock.nowMs()]);
       return (row as [string])[0];
     });
+    this.group = new StockGroupCommit(
+      db,
+      (command) => writeStock(db, command),
+      writeLanes === undefined ? {} : { lanes: writeLanes },
+    );
   }
 
   /**
@@ -125,7 +135,12 @@ export class PostgresInventoryRepository implements InventoryRepository {
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
-    return writeStock(this.db, command);
+    return this.group.submit(command);
+  }
+
+  /** Resolves once no stock write is queued or under way: the store closes after it. */
+  drained(): Promise<void> {
+    return this.group.drained();
   }
 
   /**

@@ -1,6 +1,7 @@
 import { inventoryItem } from '../../domain/inventory-item.js';
+import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import { type Hold, lapseOf, type Reservation } from '../../domain/reservation.js';
+import { lapseOf, type Reservation } from '../../domain/reservation.js';
 import { firstPetOf, type StockCommand } from '../../domain/stock-command.js';
 import { type ClaimFound, decideStockWrite, type StockDecision } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
@@ -28,8 +29,8 @@ import {
  */
 const OPTIMISTIC_ATTEMPTS = 2;
 
-/** A reservation stored as held whose time is up, as the read sends it: id, quantity, created and expiry times. */
-type HoldJson = [id: string, quantity: number, createdAtMs: number, expiresAtMs: number];
+/** A reservation stored as held whose time is up, as the reads send it: id, quantity, created and expiry times. */
+export type HoldJson = [id: string, quantity: number, createdAtMs: number, expiresAtMs: number];
 
 type ReadRow = [
   quantity: number | null,
@@ -115,12 +116,17 @@ function decide(command: StockCommand, read: Read): StockDecision {
   return decideStockWrite({ command, entries: read.entries, claim: read.claim, changeIds: read.changeIds });
 }
 
-const holdOf = ([id, quantity, , expiresAtMs]: HoldJson): Hold => ({
-  id,
-  quantity: quantity as Reservation['quantity'],
-  state: 'held',
-  expiresAtMs,
-});
+/** A hold of `petId` as the reads send it, as the core's Reservation. */
+export const holdOf =
+  (petId: PetId) =>
+  ([id, quantity, createdAtMs, expiresAtMs]: HoldJson): Reservation => ({
+    id,
+    petId,
+    quantity: quantity as Reservation['quantity'],
+    state: 'held',
+    createdAtMs,
+    expiresAtMs,
+  });
 
 /**
  * The entry as the command's time sees it, as a conversational write saw it once it had marked the
@@ -131,7 +137,7 @@ const readEntryOf = (command: StockCommand, index: number, row: ReadRow): ReadEn
   const [quantity, status, version, , held, holds] = row;
   const order = command.orders[index];
   if (quantity === null || version === null || held === null || order === undefined) return undefined;
-  const lapse = lapseOf((holds ?? []).map(holdOf), command.atMs);
+  const lapse = lapseOf((holds ?? []).map(holdOf(order.petId)), command.atMs);
   // The domain re-checks the row (the status is cast only for the type): a corrupt row throws.
   const item = inventoryItem(order.petId, quantity, status as PetStatus, held - lapse.quantity);
   return {

@@ -63,8 +63,9 @@ export async function openPostgresStorage(
     throw error;
   }
   db.watch(PROBE_INTERVAL_MS);
+  const inventory = new PostgresInventoryRepository(db, options.clock ?? wallClock, options.writeLanes);
   return {
-    inventory: new PostgresInventoryRepository(db, options.clock ?? wallClock),
+    inventory,
     changes: new PostgresStockChangeLog(db),
     feed: new PostgresStockChangeFeed(db),
     webhooks: new PostgresWebhookStore(db),
@@ -79,6 +80,10 @@ export async function openPostgresStorage(
       return empty;
     },
     healthy: () => db.healthy(),
-    close: () => db.close(),
+    close: async () => {
+      // A write queued for its group is written before the connections close.
+      await inventory.drained();
+      await db.close();
+    },
   };
 }

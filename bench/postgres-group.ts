@@ -1,0 +1,195 @@
+/**
+ * The writes of the postgres suite against their baselines, in one run: PostgreSQL's own floor for a
+ * write (pgbench), PATCH over PostgreSQL through HTTP on 100 pets and on one hot pet, the same on an
+ * earlier build (BENCH_EARLIER_DIST, a folder with an earlier commit's build: "before"), and two
+ * instances over one PostgreSQL behind deploy/'s nginx; and GET /v1/inventory on this build and the earlier one. Each round runs every one of them in turn, and
+ * reads PostgreSQL's CPU (its server's processes, /proc) and the service's around each run.
+ */
+import { join } from 'node:path';
+import { startNginx } from '../tests/support/nginx-server.js';
+import type { PostgresServer } from '../tests/support/postgres-server.js';
+import { LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
+import { type LoadRequest, runLoad } from './load.js';
+import { startService } from './petstore.js';
+import { serverCpuSeconds } from './postgres-cpu.js';
+import { CLIENTS, connect, floorWrite } from './postgres-floor-write.js';
+import { cpuSeconds, type ServerProcess, stopAll } from './server-process.js';
+import { count, median, ratio, table } from './stats.js';
+
+/** One run: its rate, and PostgreSQL's and the service's CPU µs a request (the service's, all instances). */
+export interface WriteRun {
+  readonly rps: number;
+  readonly postgresUs: number;
+  readonly serviceUs: number | undefined;
+}
+
+/** The runs of each load, by its name, in the order of the rounds. */
+export interface GroupCommitResult {
+  readonly earlier: string | undefined;
+  readonly runs: Record<string, WriteRun[]>;
+}
+
+/** 50 connections writing one pet, two quantities in turn. */
+export const HOT_PET: readonly LoadRequest[] = [3, 4].map((q) => ({
+  method: 'PATCH',
+  path: '/v1/inventory/1',
+  body: `{"quantity":${q}}`,
+}));
+
+export const FLOOR = `floor: pgbench, read + update/insert, ${CLIENTS} clients`;
+
+/**
+ * Measures the loads (see the file's comment); `key` is the key every store was prepared with, and
+ * `prepare` fills a new database with the suite's pets and key.
+ */
+export async function runGroupCommitLoads(
+  dir: string,
+  postgres: PostgresServer,
+  key: string,
+  prepare: (url: string) => Promise<void>,
+  settings: { readonly seconds: number; readonly rounds: number; readonly warmupSeconds: number },
+  progress: (line: string) => void,
+): Promise<GroupCommitResult> {
+  const earlier = process.env.BENCH_EARLIER_DIST;
+  const servers: ServerProcess[] = [];
+  const probe = await connect(await postgres.createDatabase());
+  const nginxes: { stop(): Promise<void> }[] = [];
+  try {
+    const start = async (name: string, dist?: string): Promise<ServerProcess> => {
+      const url = await postgres.createDatabase();
+      await prepare(url);
+      const server = await startService(
+        name,
+        { db: join(dir, 'unused.db'), databaseUrl: url, ...(dist === undefined ? {} : { dist }) },
+        join(dir, `${name.replace(/\W+/g, '-')}.log`),
+      );
+      servers.push(server);
+      return server;
+    };
+    const now = await start('now');
+    const before = earlier === undefined ? undefined : await start('before', earlier);
+    // The second instance shares the first's database: a server of the same URL.
+    const twoUrl = await postgres.createDatabase();
+    await prepare(twoUrl);
+    const pair = await Promise.all(
+      ['one of two', 'two of two'].map(async (name) => {
+        const server = await startService(
+          name,
+          { db: join(dir, 'unused.db'), databaseUrl: twoUrl },
+          join(dir, `${name.replace(/\W+/g, '-')}.log`),
+        );
+        servers.push(server);
+        return server;
+      }),
+    );
+    const nginx = await startNginx(pair.map((s) => s.origin.replace('http://', '')));
+    nginxes.push(nginx);
+    // One database for the floor, used again each round (its tables are made once).
+    const floorUrl = await postgres.createDatabase();
+    const headers = { authorization: `Bearer ${key}` };
+    const patches = patchRequests(LIST_PETS, LIST_PETS);
+    const measured = async (
+      server: ServerProcess,
+      requests: readonly LoadRequest[],
+      seconds: number,
+      others: readonly ServerProcess[] = [],
+    ): Promise<WriteRun> => {
+      const cpu0 = serverCpuSeconds(probe.postmaster);
+      const other0 = others.map((s) => cpuSeconds(s.pid) ?? 0);
+      const run = await runLoad(server, requests, headers, seconds);
+      const cpu1 = serverCpuSeconds(probe.postmaster);
+      const otherUs = others.reduce((sum, s, i) => sum + ((cpuSeconds(s.pid) ?? 0) - (other0[i] ?? 0)) * 1e6, 0);
+      return {
+        rps: run.rps,
+        postgresUs: ((cpu1 - cpu0) * 1e6) / run.requests,
+        serviceUs: run.cpuUsPerRequest === undefined ? undefined : run.cpuUsPerRequest + otherUs / run.requests,
+      };
+    };
+    // Through nginx: the load goes to nginx, and the CPU read is of both instances.
+    const viaNginx: ServerProcess = { ...(pair[0] as ServerProcess), origin: nginx.url, name: 'nginx' };
+    const loads: [string, () => Promise<WriteRun>][] = [
+      [
+        FLOOR,
+        async () => ({
+          ...(await floorWrite(floorUrl, dir, settings.seconds)),
+          serviceUs: undefined,
+        }),
+      ],
+      ['PATCH, 100 pets, now', () => measured(now, patches, settings.seconds)],
+      ['PATCH, one hot pet, now', () => measured(now, HOT_PET, settings.seconds)],
+      [
+        'PATCH, 100 pets, two instances behind nginx, now',
+        () => measured(viaNginx, patches, settings.seconds, [pair[1] as ServerProcess]),
+      ],
+    ];
+    loads.push(['GET /v1/inventory, now', () => measured(now, LIST_REQUESTS, settings.seconds)]);
+    if (before !== undefined) {
+      loads.splice(2, 0, ['PATCH, 100 pets, before', () => measured(before, patches, settings.seconds)]);
+      loads.push(['PATCH, one hot pet, before', () => measured(before, HOT_PET, settings.seconds)]);
+      loads.push(['GET /v1/inventory, before', () => measured(before, LIST_REQUESTS, settings.seconds)]);
+    }
+    for (const server of [now, ...(before === undefined ? [] : [before])]) {
+      await runLoad(server, patches, headers, settings.warmupSeconds);
+      await runLoad(server, HOT_PET, headers, settings.warmupSeconds);
+      await runLoad(server, LIST_REQUESTS, headers, settings.warmupSeconds);
+    }
+    await runLoad(viaNginx, patches, headers, settings.warmupSeconds);
+    const runs: Record<string, WriteRun[]> = {};
+    for (let round = 1; round <= settings.rounds; round += 1) {
+      for (const [name, measure] of loads) {
+        const run = await measure();
+        // Each run starts with no dirty pages left by the one before (pgbench's above all): the
+        // checkpoint is taken between runs, outside every measurement.
+        await probe.client.query('CHECKPOINT');
+        runs[name] = [...(runs[name] ?? []), run];
+        progress(
+          `  round ${round}: ${name}: ${count(run.rps)} a second, PostgreSQL ${run.postgresUs.toFixed(0)} µs, ` +
+            `service ${run.serviceUs?.toFixed(0) ?? '-'} µs a write`,
+        );
+      }
+    }
+    return { earlier, runs };
+  } finally {
+    for (const nginx of nginxes) await nginx.stop();
+    await stopAll(servers);
+    await probe.client.end();
+  }
+}
+
+const medianOf = (runs: readonly WriteRun[] | undefined, pick: (run: WriteRun) => number | undefined): number =>
+  median((runs ?? []).map(pick).filter((n): n is number => n !== undefined));
+
+/**
+ * The loads' table: each rate with its ratio to the floor's in the same round (median of the rounds),
+ * and PostgreSQL's and the service's CPU a write; `sqlitePatchRps`, the SQLite PATCH rate of the same
+ * run, for the ratio the issue names.
+ */
+export function groupCommitTable(result: GroupCommitResult, sqlitePatchRps: number): string {
+  const floor = result.runs[FLOOR] ?? [];
+  const rows = Object.entries(result.runs).map(([name, runs]) => {
+    const toFloor = runs.map((run, i) => run.rps / (floor[i]?.rps ?? Number.NaN));
+    // A GET is set beside its other build, not beside writes.
+    const write = !name.startsWith('GET');
+    return [
+      name,
+      count(medianOf(runs, (r) => r.rps)),
+      name === FLOOR ? '1' : write ? `**${ratio(median(toFloor))}**` : '-',
+      write ? toFloor.map(ratio).join(', ') : '-',
+      write ? ratio(medianOf(runs, (r) => r.rps) / sqlitePatchRps) : '-',
+      medianOf(runs, (r) => r.postgresUs).toFixed(0),
+      name === FLOOR ? '-' : medianOf(runs, (r) => r.serviceUs).toFixed(0),
+    ];
+  });
+  return table(
+    [
+      'load',
+      'requests a second',
+      'ratio to the floor',
+      'in each round',
+      'ratio to SQLite PATCH',
+      'PostgreSQL CPU µs a request',
+      'service CPU µs a request',
+    ],
+    rows,
+  );
+}
