@@ -14,15 +14,17 @@ import { launchChromium } from '../tests/support/chromium.js';
 import { buildConsole } from './build-console.js';
 
 const OUT = join(import.meta.dirname, '..', 'docs', 'console.png');
-const STATUSES: PetStatus[] = ['available', 'available', 'pending', 'sold'];
+// As the stock rule leaves them: a pet without stock is sold, a pet with stock is available or pending.
+const IN_STOCK: PetStatus[] = ['available', 'available', 'pending'];
+const stockOf = (i: number): number => (i * 13) % 17;
 
 await buildConsole();
 const service = await startConsoleService(
   Array.from({ length: 40 }, (_, i) => ({
     id: petId(BigInt(101 + i)),
     name: `pet ${101 + i}`,
-    quantity: quantity((i * 13) % 17),
-    status: STATUSES[i % 4] as PetStatus,
+    quantity: quantity(stockOf(i)),
+    status: stockOf(i) === 0 ? 'sold' : (IN_STOCK[i % 3] as PetStatus),
   })),
   { clerk: { plan: 'pro' } },
 );
