@@ -88,6 +88,22 @@ module.exports = {
       to: { pathNot: '^src/(domain|application|testing)/', dependencyTypesNot: ['core'] },
     },
     {
+      name: 'bench-and-support-import-no-test',
+      comment:
+        'bench/ and support/ (the servers started for real, shared by the tests and the benchmarks) import no file of tests/: ' +
+        'what both need lives in support/, so a benchmark never depends on a test.',
+      severity: 'error',
+      from: { path: '^(bench|support)/' },
+      to: { path: '^tests/' },
+    },
+    {
+      name: 'package-imports-no-dev-folder',
+      comment: 'src/ (the package) imports nothing of tests/, bench/ or support/: they are not shipped.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(tests|bench|support)/' },
+    },
+    {
       name: 'inversify-only-at-the-root',
       comment: 'The container is wired in src/composition and src/main.ts only.',
       severity: 'error',

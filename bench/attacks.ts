@@ -19,7 +19,7 @@ import {
   residentBytes,
   sampleUntil,
   startAttackTarget,
-} from '../tests/support/hostile-load.js';
+} from '../support/hostile-load.js';
 import { holdAttacks } from './hold-attacks.js';
 import { deadReceiverLines, poolAttackLines } from './pool-and-receiver-attacks.js';
 

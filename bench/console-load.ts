@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../tests/support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 import { buildService, preparePetstore, startService } from './petstore.js';
 import type { ServerProcess } from './server-process.js';
 import { median } from './stats.js';

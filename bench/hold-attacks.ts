@@ -14,8 +14,8 @@ import { systemClock } from '../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../src/application/use-cases/issue-api-key.js';
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
-import { tempDatabase } from '../tests/sqlite/temp-database.js';
-import { startService } from '../tests/support/service-process.js';
+import { startService } from '../support/service-process.js';
+import { tempDatabase } from '../support/temp-database.js';
 
 /** The service over a fresh file of pets, with two keys without practical limits. */
 interface Target {

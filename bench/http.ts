@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startRedisCluster } from '../tests/support/redis-cluster.js';
+import { startRedisCluster } from '../support/redis-cluster.js';
 import { CONNECTIONS, type LoadRequest, type LoadRun, runLoad } from './load.js';
 import { preparePetstore, START_FLAGS, startBaseline, startService } from './petstore.js';
 import { type ServerProcess, stopAll } from './server-process.js';

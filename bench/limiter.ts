@@ -5,7 +5,7 @@ import { createRedisClient, createRedisClusterClient, whenReady } from '../src/a
 import { RedisRateLimiter } from '../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';
 import { LIMIT_MAX, rateLimitPolicy } from '../src/domain/plan.js';
-import { startRedisCluster } from '../tests/support/redis-cluster.js';
+import { startRedisCluster } from '../support/redis-cluster.js';
 import { count, median, percentiles, ratio, runs, table } from './stats.js';
 
 type Decide = (subject: string) => Promise<unknown>;

@@ -26,7 +26,7 @@ import type { InventoryQuery, InventoryRepository } from '../src/application/por
 import type { NewPet, PetCatalog } from '../src/application/ports/pet-catalog.js';
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
-import { startPostgresServer } from '../tests/support/postgres-server.js';
+import { startPostgresServer } from '../support/postgres-server.js';
 
 const [petsArg = '1000000', storesArg = 'both', roundsArg = '15'] = process.argv.slice(2);
 const PETS = Number(petsArg);

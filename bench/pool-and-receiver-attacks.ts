@@ -6,9 +6,9 @@
  * the healthy one gets each event).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { healthyEndpointLatency } from '../tests/support/dead-webhooks.js';
-import type { AttackTarget } from '../tests/support/hostile-load.js';
-import { getOnce, keepAliveBurst, silentConnections } from '../tests/support/keep-alive-burst.js';
+import { healthyEndpointLatency } from '../support/dead-webhooks.js';
+import type { AttackTarget } from '../support/hostile-load.js';
+import { getOnce, keepAliveBurst, silentConnections } from '../support/keep-alive-burst.js';
 
 const ROUNDS = 5;
 

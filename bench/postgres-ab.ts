@@ -9,7 +9,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startPostgresServer } from '../tests/support/postgres-server.js';
+import { startPostgresServer } from '../support/postgres-server.js';
 import { fetchList, LIST_PETS, LIST_REQUESTS, patchRequests, runPairs } from './http.js';
 import { buildService, preparePetstore, startBaseline, startService } from './petstore.js';
 import { preparePostgres, type StoreScenario, scenarioCells } from './postgres.js';

@@ -9,7 +9,7 @@
  */
 import { cpuUsage } from 'node:process';
 import pg from 'pg';
-import { startPostgresServer } from '../tests/support/postgres-server.js';
+import { startPostgresServer } from '../support/postgres-server.js';
 import { serverCpuSeconds } from './postgres-cpu.js';
 import { connect } from './postgres-floor-write.js';
 import { median, table } from './stats.js';

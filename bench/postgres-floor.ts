@@ -5,7 +5,7 @@ import { cpuUsage } from 'node:process';
 import { openPostgresStorage } from '../src/adapters/postgres/postgres-storage.js';
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
-import { startPostgresServer } from '../tests/support/postgres-server.js';
+import { startPostgresServer } from '../support/postgres-server.js';
 import { LIST_PETS, patchRequests } from './http.js';
 import { runLoad } from './load.js';
 import { benchPet, startBaseline } from './petstore.js';

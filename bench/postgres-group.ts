@@ -6,8 +6,8 @@
  * reads PostgreSQL's CPU (its server's processes, /proc) and the service's around each run.
  */
 import { join } from 'node:path';
-import { startNginx } from '../tests/support/nginx-server.js';
-import type { PostgresServer } from '../tests/support/postgres-server.js';
+import { startNginx } from '../support/nginx-server.js';
+import type { PostgresServer } from '../support/postgres-server.js';
 import { LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { startService } from './petstore.js';

@@ -6,7 +6,7 @@
 import { openPostgresStorage } from '../src/adapters/postgres/postgres-storage.js';
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
-import { startPostgresServer } from '../tests/support/postgres-server.js';
+import { startPostgresServer } from '../support/postgres-server.js';
 import { benchPet } from './petstore.js';
 import { count, table } from './stats.js';
 

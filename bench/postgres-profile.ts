@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startPostgresServer } from '../tests/support/postgres-server.js';
+import { startPostgresServer } from '../support/postgres-server.js';
 import { monotonicUs, type Share, summariseProfile } from './cpu-profile.js';
 import { LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
 import { type LoadRequest, runLoad } from './load.js';

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { openPostgresStorage } from '../src/adapters/postgres/postgres-storage.js';
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
-import { startPostgresServer } from '../tests/support/postgres-server.js';
+import { startPostgresServer } from '../support/postgres-server.js';
 import { benchPet } from './petstore.js';
 import { postmasterOf, serverCpuSeconds } from './postgres-cpu.js';
 

@@ -4,7 +4,7 @@ import { openPostgresStorage } from '../src/adapters/postgres/postgres-storage.j
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
 import { DEFAULT_SCOPES } from '../src/domain/api-key.js';
 import { LIMIT_MAX, rateLimitPolicy } from '../src/domain/plan.js';
-import { startPostgresServer } from '../tests/support/postgres-server.js';
+import { startPostgresServer } from '../support/postgres-server.js';
 import {
   assertNoWarnings,
   both,

@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRedisServer } from '../tests/support/redis-server.js';
+import { startRedisServer } from '../support/redis-server.js';
 import { cliSection, runCliSuite } from './cli.js';
 import { consoleSection, runConsoleSuite } from './console-load.js';
 import { httpSection, runHttpSuite } from './http.js';

@@ -2,15 +2,15 @@
  * Writes docs/console.png, the picture of GET /console in the README: the service as npm start runs it
  * (the console's bundle built first), over a SQLite file in a temporary folder with example pets, a key
  * and a few changes of one pet, the page opened in headless chromium (Debian's, see
- * tests/support/chromium.ts), signed in, with that pet open.
+ * support/chromium.ts), signed in, with that pet open.
  * Usage: npm run console:screenshot
  */
 import { join } from 'node:path';
 import { petId } from '../src/domain/pet-id.js';
 import type { PetStatus } from '../src/domain/pet-status.js';
 import { quantity } from '../src/domain/quantity.js';
+import { launchChromium } from '../support/chromium.js';
 import { startConsoleService } from '../tests/console/console-fixture.js';
-import { launchChromium } from '../tests/support/chromium.js';
 import { buildConsole } from './build-console.js';
 
 const OUT = join(import.meta.dirname, '..', 'docs', 'console.png');

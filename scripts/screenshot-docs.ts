@@ -1,10 +1,10 @@
 /**
  * Writes docs/docs-page.png, the picture of GET /docs in the README: the service over memory storage on
- * a free port of 127.0.0.1, the page opened in headless chromium (Debian's, see tests/support/chromium.ts).
+ * a free port of 127.0.0.1, the page opened in headless chromium (Debian's, see support/chromium.ts).
  * Usage: npm run docs:screenshot
  */
 import { join } from 'node:path';
-import { launchChromium } from '../tests/support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 import { withExampleService } from './served-openapi.js';
 
 const OUT = join(import.meta.dirname, '..', 'docs', 'docs-page.png');

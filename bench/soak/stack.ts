@@ -5,10 +5,10 @@ import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { aPet } from '../../src/testing/index.js';
-import { type NginxServer, startNginx } from '../../tests/support/nginx-server.js';
-import { type PostgresServer, startPostgresServer } from '../../tests/support/postgres-server.js';
-import { freePort, type RedisServer, startRedisServer } from '../../tests/support/redis-server.js';
-import { type ServiceProcess, startService } from '../../tests/support/service-process.js';
+import { type NginxServer, startNginx } from '../../support/nginx-server.js';
+import { type PostgresServer, startPostgresServer } from '../../support/postgres-server.js';
+import { freePort, type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
 
 /** Every pet starts with this quantity (the object mother's). */
 export const START_QUANTITY = 5;

@@ -24,6 +24,7 @@ export {
 export { describeOrderBookContract } from './order-book.contract.js';
 export { describePetCatalogContract } from './pet-catalog.contract.js';
 export { describeRateLimiterContract, type LimiterFixture, type MakeLimiter } from './rate-limiter.contract.js';
+export { describeReservationHoldsContract } from './reservation-holds.contract.js';
 export { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 export { describeStorageContract } from './storage-contract.js';
 export {

@@ -3,6 +3,7 @@ import { describeInventoryFiltersContract } from './inventory-filters.contract.j
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
+import { describeReservationHoldsContract } from './reservation-holds.contract.js';
 import { describeStockChangeFeedContract } from './stock-change-feed.contract.js';
 import type { MakeStorage } from './storage-fixture.js';
 import type { TestRunner } from './test-runner.js';
@@ -10,7 +11,7 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 /**
  * Every storage port's contract over one adapter: InventoryRepository (with StockChangeLog, stock
- * commands, reservations and the list's filters), PetCatalog, StockChangeFeed, WebhookStore, OrderBook and ApiKeyStore, each
+ * commands, reservations, a key's holds and the list's filters), PetCatalog, StockChangeFeed, WebhookStore, OrderBook and ApiKeyStore, each
  * test on a fresh store from `make`. An adapter that implements only some ports runs their suites alone.
  *
  * @example
@@ -28,6 +29,7 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
 export function describeStorageContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   describeInventoryRepositoryContract(adapter, make, runner);
   describeInventoryFiltersContract(adapter, make, runner);
+  describeReservationHoldsContract(adapter, make, runner);
   describePetCatalogContract(adapter, make, runner);
   describeStockChangeFeedContract(adapter, make, runner);
   describeWebhookStoreContract(adapter, make, runner);

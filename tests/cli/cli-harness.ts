@@ -8,8 +8,8 @@ import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore } from '../../src/application/inventory-core.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { tempDatabase } from '../sqlite/temp-database.js';
-import { webhookAdminOf } from '../support/webhook-admin.js';
+import { tempDatabase } from '../../support/temp-database.js';
+import { webhookAdminOf } from '../../support/webhook-admin.js';
 
 /** What one run of the CLI did. */
 export interface CliRun {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { petId } from '../../src/domain/pet-id.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import type { CliRun } from './cli-harness.js';
 
 const KEY_LINE = /^psk_[0-9A-Za-z]{40}\n$/;

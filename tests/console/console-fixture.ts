@@ -6,8 +6,8 @@ import type { NewPet } from '../../src/application/ports/pet-catalog.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import type { Scope } from '../../src/domain/api-key.js';
 import type { Plan } from '../../src/domain/plan.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 /** The service as `npm start` runs it, over a SQLite file of its own, with the pets and keys given. */
 export interface ConsoleService {

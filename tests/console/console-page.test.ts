@@ -4,7 +4,7 @@ import { CONSOLE_CSP } from '../../src/adapters/http/console-page.js';
 import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { chromiumAvailable, launchChromium } from '../../support/chromium.js';
 import { type ConsoleService, type ConsoleVisit, startConsoleService, tabTo, visitConsole } from './console-fixture.js';
 
 const STATUSES: PetStatus[] = ['available', 'pending', 'sold'];

@@ -9,7 +9,6 @@ import {
   type MakeStorage,
   ManualClock,
 } from '../../src/testing/index.js';
-import { describeReservationHoldsContract } from './reservation-holds.contract.js';
 
 const runner = { describe, it, beforeEach, afterEach };
 
@@ -19,7 +18,6 @@ const makeMemory: MakeStorage = async () => {
 };
 
 describeStorageContract('memory', makeMemory, runner);
-describeReservationHoldsContract('memory', makeMemory, runner);
 // The cache in front of a store must keep the store's contract (its revocations seen at once).
 describeApiKeyStoreContract(
   'cached memory',

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { describeStorageContract, type MakeStorage, ManualClock } from '../../src/testing/index.js';
 import { hasPostgresServer, usePostgresServer } from '../postgres/postgres-fixture.js';
-import { describeReservationHoldsContract } from './reservation-holds.contract.js';
 
 // One real server for the file, a new database for each test: the suites run through the pool, the
 // transactions and the server's own constraints, as a deployment does.
@@ -27,5 +26,4 @@ describe.skipIf(!hasPostgresServer)('over PostgreSQL', () => {
   };
 
   describeStorageContract('postgres', makePostgres, { describe, it, beforeEach, afterEach });
-  describeReservationHoldsContract('postgres', makePostgres, { describe, it, beforeEach, afterEach });
 });

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorageOptions } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { describeStorageContract, type MakeStorage, ManualClock } from '../../src/testing/index.js';
-import { tempDatabase } from '../sqlite/temp-database.js';
-import { describeReservationHoldsContract } from './reservation-holds.contract.js';
+import { tempDatabase } from '../../support/temp-database.js';
 
 // A real file per fixture, so the suites run through WAL, fsync and the group commit as a server does.
 const makeSqlite =
@@ -32,5 +31,4 @@ for (const [adapter, writer] of [
   ['sqlite worker', 'worker'],
 ] as const) {
   describeStorageContract(adapter, makeSqlite(writer), { describe, it, beforeEach, afterEach });
-  describeReservationHoldsContract(adapter, makeSqlite(writer), { describe, it, beforeEach, afterEach });
 }

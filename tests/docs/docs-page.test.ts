@@ -3,9 +3,9 @@ import { gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../src/adapters/http/docs-page.js';
+import { chromiumAvailable, launchChromium } from '../../support/chromium.js';
 import { type HttpFixture, startHttpFixture } from '../http/support/http-fixture.js';
 import { DOCUMENT } from '../http/support/openapi-contract.js';
-import { chromiumAvailable, launchChromium } from '../support/chromium.js';
 
 /** The summary of every operation the served document describes. */
 function operationSummaries(): string[] {

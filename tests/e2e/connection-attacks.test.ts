@@ -13,7 +13,7 @@ import {
   residentBytes,
   sampleUntil,
   startAttackTarget,
-} from '../support/hostile-load.js';
+} from '../../support/hostile-load.js';
 
 /*
  * Attacks of a client that needs no key (and, for the list, one that has one), against the service as

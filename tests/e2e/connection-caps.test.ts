@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AttackTarget, startAttackTarget } from '../support/hostile-load.js';
-import { getOnce, keepAliveBurst, silentConnections } from '../support/keep-alive-burst.js';
+import { type AttackTarget, startAttackTarget } from '../../support/hostile-load.js';
+import { getOnce, keepAliveBurst, silentConnections } from '../../support/keep-alive-burst.js';
 
 /*
  * The per-address connection cap (256) against clients from one address, on the service as `npm start`

@@ -3,8 +3,8 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { childEnv } from '../support/service-process.js';
+import { childEnv } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 const MAIN = join(import.meta.dirname, '../../src/main.ts');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { healthyEndpointLatency } from '../support/dead-webhooks.js';
+import { healthyEndpointLatency } from '../../support/dead-webhooks.js';
 
 /*
  * Webhook receivers that accept the connection and never answer, against the service as `npm start`

@@ -9,7 +9,7 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { aPet } from '../../src/testing/index.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
 
 /*
  * A disk that fills up under the running service: a small tmpfs holds the database. Mounting one needs

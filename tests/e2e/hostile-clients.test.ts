@@ -1,7 +1,13 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aPet } from '../../src/testing/index.js';
-import { exchange, finalResponse, type ListeningApp, openSocket, startListeningApp } from '../support/listening-app.js';
+import {
+  exchange,
+  finalResponse,
+  type ListeningApp,
+  openSocket,
+  startListeningApp,
+} from '../../support/listening-app.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

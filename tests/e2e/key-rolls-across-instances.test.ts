@@ -6,12 +6,12 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { createInventoryCore } from '../../src/application/inventory-core.js';
 import { aPet } from '../../src/testing/index.js';
+import { type PostgresServer, startPostgresServer } from '../../support/postgres-server.js';
+import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { runPetstore, type ServiceProcess, startService } from '../../support/service-process.js';
+import { webhookAdminOf } from '../../support/webhook-admin.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
 import { eventually, hasRedisServer } from '../redis/redis-fixture.js';
-import { type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { runPetstore, type ServiceProcess, startService } from '../support/service-process.js';
-import { webhookAdminOf } from '../support/webhook-admin.js';
 
 interface Answer {
   readonly status: number;

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { issueUnlimitedKey, type ServiceProcess, startService } from '../support/service-process.js';
+import { issueUnlimitedKey, type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 const PETS = [1, 2, 3, 4, 5];
 const REQUESTS = 400;

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { startRedisServer } from '../../support/redis-server.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import { hasRedisServer } from '../redis/redis-fixture.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
 import { issueFreeKey } from '../support/issue-key.js';
-import { startRedisServer } from '../support/redis-server.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
 
 let temp: TempDatabase;
 let key: string;

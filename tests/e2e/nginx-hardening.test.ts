@@ -10,9 +10,9 @@ import {
   pipelineWithoutReading,
   probeUntil,
   startAttackTarget,
-} from '../support/hostile-load.js';
-import { finalResponse } from '../support/listening-app.js';
-import { type NginxServer, nginxAvailable, startNginx } from '../support/nginx-server.js';
+} from '../../support/hostile-load.js';
+import { finalResponse } from '../../support/listening-app.js';
+import { type NginxServer, nginxAvailable, startNginx } from '../../support/nginx-server.js';
 
 /*
  * The guarantees of tests/e2e/connection-attacks.test.ts when the service runs behind deploy/'s nginx,

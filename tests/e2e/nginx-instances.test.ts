@@ -8,12 +8,12 @@ import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { aPet } from '../../src/testing/index.js';
+import { type NginxServer, nginxAvailable, startNginx } from '../../support/nginx-server.js';
+import { type PostgresServer, startPostgresServer } from '../../support/postgres-server.js';
+import { freePort, type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { childEnv, type ServiceProcess, startService } from '../../support/service-process.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
 import { eventually, hasRedisServer } from '../redis/redis-fixture.js';
-import { type NginxServer, nginxAvailable, startNginx } from '../support/nginx-server.js';
-import { type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
-import { freePort, type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { childEnv, type ServiceProcess, startService } from '../support/service-process.js';
 
 const hasNginx = nginxAvailable();
 const root = join(import.meta.dirname, '..', '..');

@@ -6,10 +6,10 @@ import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { aPet } from '../../src/testing/index.js';
+import { type PostgresServer, startPostgresServer } from '../../support/postgres-server.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
 import { eventually } from '../redis/redis-fixture.js';
-import { type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
 
 const PETS = 10;
 /** Quantities sent are this plus the write's number: each acknowledged write is found by its value. */

@@ -7,11 +7,11 @@ import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { createPetstoreClient } from '../../src/client/index.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { type RedisCluster, type RedisClusterMaster, startRedisCluster } from '../../support/redis-cluster.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import { hasRedisCluster } from '../redis/redis-cluster-fixture.js';
 import { eventually } from '../redis/redis-fixture.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { type RedisCluster, type RedisClusterMaster, startRedisCluster } from '../support/redis-cluster.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
 
 interface IssuedKey {
   readonly key: string;

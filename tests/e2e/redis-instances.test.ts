@@ -7,10 +7,10 @@ import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { createPetstoreClient } from '../../src/client/index.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import { eventually, hasRedisServer } from '../redis/redis-fixture.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
 
 interface IssuedKey {
   readonly key: string;

@@ -4,9 +4,9 @@ import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { createPetstoreClient } from '../../src/client/index.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { freePort } from '../support/redis-server.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
+import { freePort } from '../../support/redis-server.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 describe('a service whose Redis is unreachable', () => {
   let temp: TempDatabase;

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { issueUnlimitedKey, runPetstore, type ServiceProcess, startService } from '../support/service-process.js';
+import { issueUnlimitedKey, runPetstore, type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 const PETS = 200;
 const STOCK = 100;

@@ -5,8 +5,8 @@ import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { createPetstoreClient, type PetstoreClient } from '../../src/client/index.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { childEnv, issueUnlimitedKey, type ServiceProcess, startService } from '../support/service-process.js';
+import { childEnv, issueUnlimitedKey, type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 const KEY = /Development API key[^:]*: (psk_[0-9A-Za-z]{40})/;
 

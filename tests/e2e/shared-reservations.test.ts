@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceProcess } from '../../support/service-process.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
-import type { ServiceProcess } from '../support/service-process.js';
 import { type SharedPostgresInstances, startSharedPostgresInstances } from '../support/shared-postgres-instances.js';
 
 interface ReservationBody {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 let temp: TempDatabase;
 let service: ServiceProcess | undefined;

@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aPet } from '../../src/testing/index.js';
-import { connectFrom } from '../support/hostile-load.js';
-import { finalResponse, type ListeningApp, openSocket, startListeningApp } from '../support/listening-app.js';
+import { connectFrom } from '../../support/hostile-load.js';
+import { finalResponse, type ListeningApp, openSocket, startListeningApp } from '../../support/listening-app.js';
 
 // Small limits, so that the test waits a second, not the production 10 s and 30 s. The bounds below
 // leave a second and a half of slack for a busy machine: what they catch is Node's own defaults, under

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { formatSoakReport } from '../../bench/soak/report.js';
 import { runSoak } from '../../bench/soak/soak.js';
-import { nginxAvailable } from '../support/nginx-server.js';
-import { postgresServerAvailable } from '../support/postgres-server.js';
-import { isCi, redisServerAvailable } from '../support/redis-server.js';
+import { nginxAvailable } from '../../support/nginx-server.js';
+import { postgresServerAvailable } from '../../support/postgres-server.js';
+import { isCi, redisServerAvailable } from '../../support/redis-server.js';
 
 /**
  * 90 s of load and faults: part of `npm test` under CI=true only, so that a developer's run stays short

@@ -14,11 +14,11 @@ import { quantity } from '../../src/domain/quantity.js';
 import { STOCK_EVENT_TYPES } from '../../src/domain/stock-event.js';
 import { deliveryIdOf } from '../../src/domain/webhook-endpoint.js';
 import { aPet } from '../../src/testing/index.js';
+import { type PostgresServer, startPostgresServer } from '../../support/postgres-server.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
+import { tempDatabase } from '../../support/temp-database.js';
+import { webhookAdminOf } from '../../support/webhook-admin.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
-import { tempDatabase } from '../sqlite/temp-database.js';
-import { type PostgresServer, startPostgresServer } from '../support/postgres-server.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
-import { webhookAdminOf } from '../support/webhook-admin.js';
 import { type Received, startWebhookReceiver, verify } from '../support/webhook-receiver.js';
 
 const PETS = 20;

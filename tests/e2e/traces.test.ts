@@ -6,13 +6,13 @@ import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { startPostgresServer } from '../../support/postgres-server.js';
+import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
+import { tempDatabase } from '../../support/temp-database.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
 import { eventually, hasRedisServer } from '../redis/redis-fixture.js';
-import { tempDatabase } from '../sqlite/temp-database.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.js';
-import { startPostgresServer } from '../support/postgres-server.js';
-import { type RedisServer, startRedisServer } from '../support/redis-server.js';
-import { type ServiceProcess, startService } from '../support/service-process.js';
 
 const SERVER = 2;
 

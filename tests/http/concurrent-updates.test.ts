@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { aPet } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import { type ApiResponse, type HttpFixture, jsonWith, startHttpFixture } from './support/http-fixture.js';
 
 const ENTERPRISE = { perMinute: 100_000, perDay: 1_000_000 };

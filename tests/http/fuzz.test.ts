@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
 import { anOrder, aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
-import { type ListeningApp, startListeningApp } from '../support/listening-app.js';
+import { type ListeningApp, startListeningApp } from '../../support/listening-app.js';
 import { type HttpFixture, startHttpFixture } from './support/http-fixture.js';
 import { expectMatchesDocument, TEST_SERVERS } from './support/openapi-contract.js';
 

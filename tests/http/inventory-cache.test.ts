@@ -7,7 +7,7 @@ import type { InventoryItem } from '../../src/domain/inventory-item.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import { delegateInventory } from '../support/delegate-inventory.js';
 import {
   type ApiResponse,

@@ -4,9 +4,9 @@ import { redisLimiterModule } from '../../src/composition/redis-module.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet } from '../../src/testing/index.js';
+import { freePort, type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import { eventually, hasRedisServer } from '../redis/redis-fixture.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
-import { freePort, type RedisServer, startRedisServer } from '../support/redis-server.js';
 import { type MeteredService, sample, startMeteredService } from './metrics-service.js';
 
 const running: { close(): Promise<void> }[] = [];

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium } from '../support/chromium.js';
+import { chromiumAvailable, launchChromium } from '../../support/chromium.js';
 import { readmeOutput, writeReadmeExample } from '../support/readme-example.js';
 
 const root = join(import.meta.dirname, '..', '..');

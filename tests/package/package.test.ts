@@ -6,9 +6,9 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '../../support/service-process.js';
 import { installLine, linkPackages, npm, packTarball, projectWith, root } from '../support/packed-package.js';
 import { readmeOutput, writeReadmeExample } from '../support/readme-example.js';
-import { childEnv } from '../support/service-process.js';
 
 const run = promisify(execFile);
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, type ProgramRun, runPetstore } from '../support/service-process.js';
+import { childEnv, type ProgramRun, runPetstore } from '../../support/service-process.js';
 import { hasPostgresServer, usePostgresServer } from './postgres-fixture.js';
 
 const root = join(import.meta.dirname, '..', '..');

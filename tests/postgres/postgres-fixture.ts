@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { PostgresOptions } from '../../src/adapters/postgres/postgres-database.js';
 import { openPostgresStorage, type PostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
 import type { Clock } from '../../src/application/ports/clock.js';
-import { type PostgresServer, postgresServerAvailable, startPostgresServer } from '../support/postgres-server.js';
+import { type PostgresServer, postgresServerAvailable, startPostgresServer } from '../../support/postgres-server.js';
 
 /** False when PostgreSQL is missing outside CI: the suites are then skipped (CI=true throws instead). */
 export const hasPostgresServer = postgresServerAvailable();

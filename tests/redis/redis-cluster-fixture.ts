@@ -1,7 +1,7 @@
 import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { createRedisClusterClient, type RedisClientOptions, whenReady } from '../../src/adapters/redis/redis-client.js';
-import { type RedisCluster, redisClusterAvailable, startRedisCluster } from '../support/redis-cluster.js';
+import { type RedisCluster, redisClusterAvailable, startRedisCluster } from '../../support/redis-cluster.js';
 
 /** False when redis-server or redis-cli is missing outside CI: the suites are then skipped (CI=true throws instead). */
 export const hasRedisCluster = redisClusterAvailable();

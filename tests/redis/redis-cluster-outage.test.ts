@@ -4,8 +4,8 @@ import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter
 import { RedisRateLimiter, rateLimitKey } from '../../src/adapters/redis/redis-rate-limiter.js';
 import { systemClock } from '../../src/adapters/system/system-clock.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
+import type { RedisClusterMaster } from '../../support/redis-cluster.js';
 import { RecordingLogger } from '../support/recording-logger.js';
-import type { RedisClusterMaster } from '../support/redis-cluster.js';
 import { hasRedisCluster, useRedisCluster } from './redis-cluster-fixture.js';
 import { eventually, freshPrefix } from './redis-fixture.js';
 

@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { createRedisClient, type RedisClientOptions, whenReady } from '../../src/adapters/redis/redis-client.js';
-import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
+import { type RedisServer, redisServerAvailable, startRedisServer } from '../../support/redis-server.js';
 
 /** False when redis-server is missing outside CI: the suites are then skipped (CI=true throws instead). */
 export const hasRedisServer = redisServerAvailable();

@@ -8,7 +8,7 @@ import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from './temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 const LARGEST_ID = 2n ** 63n - 1n;

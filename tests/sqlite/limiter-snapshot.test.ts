@@ -3,7 +3,7 @@ import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
 import { ManualClock } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from './temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 const FREE = PLAN_POLICIES.free;
 

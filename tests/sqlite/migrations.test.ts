@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/adapters/sqlite/migrations.js';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { petId } from '../../src/domain/pet-id.js';
-import { type TempDatabase, tempDatabase } from './temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 let temp: TempDatabase;
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet, drain } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from './temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import { startWorker } from './worker-process.js';
 
 const WORKER = join('tests', 'sqlite', 'workers', 'increment-stock.ts');

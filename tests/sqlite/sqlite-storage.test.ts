@@ -11,7 +11,7 @@ import { PLAN_POLICIES } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
 import type { StockCommand } from '../../src/domain/stock-command.js';
 import { aKeyRecord, anOrder, aPet, drain } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from './temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 const AT = Date.UTC(2026, 5, 1);
 /** A stock write of pet `id` to `q`, as key `k` at AT. */

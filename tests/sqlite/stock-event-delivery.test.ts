@@ -5,9 +5,9 @@ import { DEFAULT_DELIVERY_OPTIONS, DeliverStockEvents } from '../../src/applicat
 import { quantity } from '../../src/domain/quantity.js';
 import { STOCK_EVENT_TYPES, type StockEventType } from '../../src/domain/stock-event.js';
 import { aCommand, aPet, ManualClock, setTo } from '../../src/testing/index.js';
-import { webhookAdminOf } from '../support/webhook-admin.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
+import { webhookAdminOf } from '../../support/webhook-admin.js';
 import { type Received, startWebhookReceiver, verify, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { type TempDatabase, tempDatabase } from './temp-database.js';
 
 const FIRST_DELAY_MS = 1_000;
 

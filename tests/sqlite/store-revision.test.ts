@@ -5,7 +5,7 @@ import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aKeyRecord, aPet, drain } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from './temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 import { startWorker } from './worker-process.js';
 
 const INCREMENT_STOCK = join('tests', 'sqlite', 'workers', 'increment-stock.ts');

@@ -5,8 +5,8 @@ import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet } from '../../src/testing/index.js';
-import { startPostgresServer } from './postgres-server.js';
-import { type ServiceProcess, startService } from './service-process.js';
+import { startPostgresServer } from '../../support/postgres-server.js';
+import { type ServiceProcess, startService } from '../../support/service-process.js';
 
 /** Two service instances on one fresh PostgreSQL database, and a key whose limits no test reaches. */
 export interface SharedPostgresInstances {

@@ -9,7 +9,7 @@ import type { PetCatalog } from '../../src/application/ports/pet-catalog.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet, ManualClock } from '../../src/testing/index.js';
-import { type TempDatabase, tempDatabase } from '../sqlite/temp-database.js';
+import { type TempDatabase, tempDatabase } from '../../support/temp-database.js';
 
 const LIVE = 1_000;
 const LAPSED = 2;

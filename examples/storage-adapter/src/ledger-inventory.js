@@ -3,7 +3,7 @@ import { decideReservationWrite, decideStockWrite, inventoryItem, stateAt } from
 import { broken } from './ledger.js';
 
 /**
- * @import { Clock, InventoryRepository, StockChangeLog, StockChangeFeed, FeedEntry, FeedPosition, InventoryQuery, InventoryEntry, InventoryItem, PetId, Reservation, StockCommand, StockWriteResult, StockDecision, ReservationCommand, ReservationWriteResult, IdempotencyClaim, StockOutcome, StockChange, StockChangePage, ClaimFound } from 'petstore-inventory'
+ * @import { Clock, HoldQuery, KeyedReservation, InventoryRepository, StockChangeLog, StockChangeFeed, FeedEntry, FeedPosition, InventoryQuery, InventoryEntry, InventoryItem, PetId, Reservation, StockCommand, StockWriteResult, StockDecision, ReservationCommand, ReservationWriteResult, IdempotencyClaim, StockOutcome, StockChange, StockChangePage, ClaimFound } from 'petstore-inventory'
  * @import { Ledger } from './ledger.js'
  */
 
@@ -11,6 +11,12 @@ const CHUNK = 1_000;
 
 /** @param {string} scope @param {string} key */
 const claimKey = (scope, key) => `${scope} ${key}`;
+
+/**
+ * Soonest to lapse first, then by id: the order holds are listed in.
+ * @param {{ expiresAtMs: number, id: string }} a @param {{ expiresAtMs: number, id: string }} b
+ */
+const byExpiry = (a, b) => a.expiresAtMs - b.expiresAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** A reservation id: `res_` and 128 random bits in hexadecimal. */
 function newReservationId() {
@@ -113,11 +119,14 @@ export class LedgerInventory {
       // Read again: marking the lapsed holds may have expired it.
       reservation: stored && this.ledger.reservations.get(stored.id),
       claim: this.claimOf(command.idempotency),
+      // The key's holds, counted in this same synchronous stretch: two reserves never both pass its limit.
+      keyHolds: order.kind === 'reserve' ? this.keyHolds(command.actor, command.atMs) : 0,
       newId: newReservationId(),
       changeId: BigInt(this.ledger.changes.length + 1),
     });
     const { reservation, entry, change, claimed } = decision;
     if (reservation !== undefined && entry !== undefined) {
+      if (order.kind === 'reserve') this.ledger.holders.set(reservation.id, command.actor);
       this.keepReservation(reservation);
       this.setStock(entry.level, entry.version);
       if (change !== undefined) this.ledger.changes.push(change);
@@ -130,6 +139,43 @@ export class LedgerInventory {
   /** @param {string} id */
   async getReservation(id) {
     return this.ledger.reservations.get(id);
+  }
+
+  /**
+   * The holds still held at `query.nowMs` of its pet and key, soonest to lapse first, then by id. The
+   * ledger walks every hold stored as held: fine for a store of a few thousand.
+   * @param {HoldQuery} query @returns {Promise<readonly KeyedReservation[]>}
+   */
+  async listHolds(query) {
+    const { petId, keyId, nowMs, after } = query;
+    return this.storedHeld()
+      .filter((hold) => stateAt(hold, nowMs) === 'held')
+      .filter((hold) => (petId === undefined || hold.petId === petId) && (keyId === undefined || hold.keyId === keyId))
+      .filter((hold) => after === undefined || byExpiry(hold, after) > 0)
+      .sort(byExpiry)
+      .slice(0, query.limit);
+  }
+
+  /** The first key id after `after`, in text order, with a reservation stored as held. @param {string | undefined} after */
+  async nextHolder(after) {
+    /** @type {string | undefined} */
+    let next;
+    for (const { keyId } of this.storedHeld()) {
+      if ((after === undefined || keyId > after) && (next === undefined || keyId < next)) next = keyId;
+    }
+    return next;
+  }
+
+  /** How many reservations `keyId` holds at `nowMs`. @param {string} keyId @param {number} nowMs */
+  keyHolds(keyId, nowMs) {
+    return this.storedHeld().filter((hold) => hold.keyId === keyId && stateAt(hold, nowMs) === 'held').length;
+  }
+
+  /** Every reservation stored as held (its time up or not), with its key. @returns {KeyedReservation[]} */
+  storedHeld() {
+    return [...this.ledger.held.keys()].flatMap((petId) =>
+      this.holdsOf(petId).map((hold) => ({ ...hold, keyId: this.ledger.holders.get(hold.id) ?? '' })),
+    );
   }
 
   /** @param {number} nowMs @param {number} max */

@@ -30,6 +30,8 @@ export class Ledger {
   reservations = new Map();
   /** @type {Map<PetId, Set<string>>} the ids of each pet's reservations stored as held */
   held = new Map();
+  /** @type {Map<string, string>} the key id (the reserving command's actor) of each reservation, by its id */
+  holders = new Map();
   /** @type {Map<string, StoredClaim>} stored outcomes of keyed writes, by scope and key */
   claims = new Map();
   /** @type {Map<bigint, Order>} */

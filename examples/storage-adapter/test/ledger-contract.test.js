@@ -6,6 +6,7 @@ import {
   describeInventoryRepositoryContract,
   describeOrderBookContract,
   describePetCatalogContract,
+  describeReservationHoldsContract,
   describeStockChangeFeedContract,
   ManualClock,
 } from 'petstore-inventory/testing';
@@ -27,6 +28,7 @@ const makeLedger = async () => {
 
 describeInventoryRepositoryContract('ledger', makeLedger, runner);
 describeInventoryFiltersContract('ledger', makeLedger, runner);
+describeReservationHoldsContract('ledger', makeLedger, runner);
 describePetCatalogContract('ledger', makeLedger, runner);
 describeStockChangeFeedContract('ledger', makeLedger, runner);
 describeOrderBookContract('ledger', makeLedger, runner);

@@ -18,7 +18,7 @@ export interface NginxServer {
   stop(): Promise<void>;
 }
 
-const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'nginx');
+const DEPLOY = join(import.meta.dirname, '..', 'deploy', 'nginx');
 const BIN = process.env.PETSTORE_NGINX ?? '/usr/sbin/nginx';
 const INSTALL = 'install it (Debian/Ubuntu: apt-get install -y nginx) or set PETSTORE_NGINX to its path';
 const READY_WITHIN_MS = 10_000;

@@ -2,14 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
-import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
-import { systemClock } from '../../src/adapters/system/system-clock.js';
-import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
-import { aPet } from '../../src/testing/index.js';
-import { tempDatabase } from '../sqlite/temp-database.js';
+import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
+import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
+import { systemClock } from '../src/adapters/system/system-clock.js';
+import { IssueApiKey } from '../src/application/use-cases/issue-api-key.js';
+import { aPet } from '../src/testing/index.js';
 import { finalResponse, type RawHead } from './listening-app.js';
 import { startService } from './service-process.js';
+import { tempDatabase } from './temp-database.js';
 
 /** The service as `npm start` runs it in production over SQLite, with pets and a key, for attacks. */
 export interface AttackTarget {

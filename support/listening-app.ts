@@ -1,13 +1,13 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { pino } from 'pino';
-import { createHttpApp, type HttpAppOptions } from '../../src/adapters/http/create-http-app.js';
-import { docsPages } from '../../src/adapters/http/docs-routes.js';
-import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
-import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
-import { createInventoryCore, type InventoryCore } from '../../src/application/inventory-core.js';
-import { type ConnectionLimits, listen, type RunningServer } from '../../src/composition/http-server.js';
-import { ManualClock } from '../../src/testing/index.js';
+import { createHttpApp, type HttpAppOptions } from '../src/adapters/http/create-http-app.js';
+import { docsPages } from '../src/adapters/http/docs-routes.js';
+import { createMemoryAdapters } from '../src/adapters/memory/memory-adapters.js';
+import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
+import { createInventoryCore, type InventoryCore } from '../src/application/inventory-core.js';
+import { type ConnectionLimits, listen, type RunningServer } from '../src/composition/http-server.js';
+import { ManualClock } from '../src/testing/index.js';
 
 /** The app over memory storage, served by the service's own `listen`, as `npm start` serves it. */
 export interface ListeningApp {

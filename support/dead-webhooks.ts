@@ -1,14 +1,14 @@
 import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
-import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
-import { systemClock } from '../../src/adapters/system/system-clock.js';
-import { IssueApiKey } from '../../src/application/use-cases/issue-api-key.js';
-import { quantity } from '../../src/domain/quantity.js';
-import { aPet } from '../../src/testing/index.js';
-import { tempDatabase } from '../sqlite/temp-database.js';
+import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
+import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
+import { systemClock } from '../src/adapters/system/system-clock.js';
+import { IssueApiKey } from '../src/application/use-cases/issue-api-key.js';
+import { quantity } from '../src/domain/quantity.js';
+import { aPet } from '../src/testing/index.js';
 import { startService } from './service-process.js';
+import { tempDatabase } from './temp-database.js';
 import { webhookAdminOf } from './webhook-admin.js';
 
 /** A receiver on 127.0.0.1 that accepts every connection and never answers nor reads: a hung receiver. */

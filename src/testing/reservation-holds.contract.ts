@@ -1,57 +1,79 @@
 import assert from 'node:assert/strict';
-import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
-import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
-import { createInventoryCore, type InventoryPorts } from '../../src/application/inventory-core.js';
-import { petId } from '../../src/domain/pet-id.js';
-import { quantity } from '../../src/domain/quantity.js';
-import type { HoldLimits, Reservation } from '../../src/domain/reservation.js';
-import type { ReservationOrder, ReservationWriteResult } from '../../src/domain/reservation-outcome.js';
+import { createInventoryCore } from '../application/inventory-core.js';
+import type { KeyGenerator, KeyHasher } from '../application/ports/key-crypto.js';
+import type { RateLimiter } from '../application/ports/rate-limiter.js';
+import { petId } from '../domain/pet-id.js';
+import { quantity } from '../domain/quantity.js';
+import type { HoldLimits, Reservation } from '../domain/reservation.js';
+import type { ReservationOrder, ReservationWriteResult } from '../domain/reservation-outcome.js';
+import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
+import type { TestRunner } from './test-runner.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** The test runner's functions the contract needs: vitest's, node:test's, or another's alike. */
-export interface ContractRunner {
-  describe(name: string, body: () => void): void;
-  it(name: string, body: () => Promise<void>): void;
-  beforeEach(body: () => Promise<void>): void;
-  afterEach(body: () => Promise<void>): void;
-}
-
-/** The storage ports the contract uses, sharing one store, and the clock it reads reservations at. */
-export interface HoldsFixture
-  extends Pick<InventoryPorts, 'inventory' | 'changes' | 'feed' | 'pets' | 'orders' | 'keys'> {
-  readonly clock: { nowMs(): number; advance(ms: number): void };
-  close(): Promise<void>;
-}
+/** The limiter of the core the suite builds: no use case it runs asks it, so it admits nothing. */
+const noLimiter: RateLimiter = {
+  admit: async () => ({ outcome: 'unavailable', reason: 'the holds contract rate-limits nothing' }),
+  peek: async () => ({ outcome: 'unavailable', reason: 'the holds contract rate-limits nothing' }),
+};
 
 /**
- * The contract of the holds of InventoryRepository, for every store: a key's limit on how many it
- * holds and for how long, counted inside the write (two reserves at once never both pass it); the key
- * each hold records; the listing of holds; the release of a revoked or ended key's holds; and a write
- * that marks the lapsed holds alone. `make` gives a fresh, empty store for each case.
+ * Keys numbered in order (the suite needs them distinct, not secret) and their SHA-256 through Web
+ * Crypto, so that the suite builds a core over the store alone, without an adapter of this package.
  */
-export function describeReservationHoldsContract(
-  name: string,
-  make: () => Promise<HoldsFixture>,
-  { describe, it, beforeEach, afterEach }: ContractRunner,
-): void {
-  describe(`InventoryRepository holds contract: ${name}`, () => {
-    let store: HoldsFixture;
-    beforeEach(async () => {
-      store = await make();
-    });
-    afterEach(async () => {
-      await store.close();
-    });
+const countingKeys = (): KeyGenerator & KeyHasher => {
+  let keys = 0;
+  let ids = 0;
+  return {
+    newKey: () => {
+      keys += 1;
+      return `psk_${String(keys).padStart(40, '0')}`;
+    },
+    newKeyId: () => {
+      ids += 1;
+      return `key_${String(ids).padStart(12, '0')}`;
+    },
+    hash: async (key) => {
+      const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(key));
+      return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+    },
+  };
+};
+
+/**
+ * The contract of the holds of InventoryRepository: a key's limit on how many it holds and for how
+ * long, counted inside the write (two reserves at once never both pass it); the key each hold records
+ * (`listHolds`, `nextHolder`); the release of a revoked key's holds, and of an ended key's, through the
+ * core's use cases over the fixture's `inventory` and `keys`; and a write that marks the lapsed holds
+ * alone. A store implements this by passing the count of the key's holds still held at the command's
+ * time to `decideReservationWrite` (`keyHolds`), read inside the same write, and by keeping each hold's
+ * key (the command's `actor`).
+ *
+ * @example
+ * ```ts
+ * import { afterEach, beforeEach, describe, it } from 'node:test';
+ * import { describeReservationHoldsContract } from 'petstore-inventory/testing';
+ *
+ * describeReservationHoldsContract('mine', makeMine, { describe, it, beforeEach, afterEach });
+ * ```
+ *
+ * @param adapter - the name the suite is reported under
+ * @param make - a fresh, empty store for each test (its `inventory`, `pets`, `keys` and `clock` are used)
+ * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
+ */
+export function describeReservationHoldsContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
+  const { describe, it } = runner;
+  describe(`InventoryRepository holds contract: ${adapter}`, () => {
+    const current = freshStorePerTest(make, runner);
 
     const limits: HoldLimits = { perKey: 3, ttlMs: HOUR };
     const addPets = (...ids: number[]) =>
-      store.pets.addAll(
+      current().pets.addAll(
         ids.map((id) => ({ id: petId(BigInt(id)), name: `pet ${id}`, quantity: quantity(10), status: 'available' })),
       );
     const write = (order: ReservationOrder, actor = 'key_a') =>
-      store.inventory.writeReservation({ reservation: order, actor, atMs: store.clock.nowMs() });
+      current().inventory.writeReservation({ reservation: order, actor, atMs: current().clock.nowMs() });
     const reserve = (pet: number, actor = 'key_a', ttlMs = 10 * MINUTE, q = 1) =>
       write({ kind: 'reserve', petId: petId(BigInt(pet)), quantity: quantity(q), ttlMs, limits }, actor);
     const held = (result: ReservationWriteResult): Reservation => {
@@ -59,10 +81,10 @@ export function describeReservationHoldsContract(
       return result.value.reservation;
     };
     const codeOf = (result: ReservationWriteResult) => (result.ok ? 'ok' : result.error.code);
-    const entry = async (pet: number) => store.inventory.get(petId(BigInt(pet)));
+    const entry = async (pet: number) => current().inventory.get(petId(BigInt(pet)));
     const holdsOf = async (query: { petId?: number; keyId?: string }, limit = 100) =>
-      store.inventory.listHolds({
-        nowMs: store.clock.nowMs(),
+      current().inventory.listHolds({
+        nowMs: current().clock.nowMs(),
         limit,
         ...(query.petId === undefined ? {} : { petId: petId(BigInt(query.petId)) }),
         ...(query.keyId === undefined ? {} : { keyId: query.keyId }),
@@ -101,7 +123,7 @@ export function describeReservationHoldsContract(
         held(await write({ kind: 'commit', reservationId: again.id }));
         const lapsing = held(await reserve(1, 'key_a', MINUTE));
         assert.equal(codeOf(await reserve(1)), 'hold_limit_exceeded');
-        store.clock.advance(lapsing.expiresAtMs - store.clock.nowMs());
+        current().clock.advance(lapsing.expiresAtMs - current().clock.nowMs());
         assert.equal(codeOf(await reserve(1)), 'ok');
       });
 
@@ -147,7 +169,7 @@ export function describeReservationHoldsContract(
         const lapsing = held(await reserve(2, 'key_b', MINUTE));
         const gone = held(await reserve(2, 'key_b', 40 * MINUTE));
         held(await write({ kind: 'release', reservationId: gone.id }));
-        store.clock.advance(MINUTE);
+        current().clock.advance(MINUTE);
         const ids = (holds: readonly Reservation[]) => holds.map((hold) => hold.id);
         assert.deepEqual(ids(await holdsOf({})), [a2.id, b1.id, a1.id]);
         assert.deepEqual(ids(await holdsOf({ keyId: 'key_a' })), [a2.id, a1.id]);
@@ -156,13 +178,13 @@ export function describeReservationHoldsContract(
         assert.deepEqual(ids(await holdsOf({ petId: 1, keyId: 'key_b' })), [b1.id]);
         const [first] = await holdsOf({ keyId: 'key_a' });
         assert.deepEqual(first, { ...a2, keyId: 'key_a' });
-        const page = await store.inventory.listHolds({
-          nowMs: store.clock.nowMs(),
+        const page = await current().inventory.listHolds({
+          nowMs: current().clock.nowMs(),
           limit: 1,
           after: { expiresAtMs: a2.expiresAtMs, id: a2.id },
         });
         assert.deepEqual(ids(page), [b1.id]);
-        assert.ok(lapsing.expiresAtMs <= store.clock.nowMs());
+        assert.ok(lapsing.expiresAtMs <= current().clock.nowMs());
       });
 
       it('walks the keys that hold any, in order, a key at a time', async () => {
@@ -172,17 +194,17 @@ export function describeReservationHoldsContract(
         held(await reserve(1, 'key_b'));
         const released = held(await reserve(1, 'key_c'));
         held(await write({ kind: 'release', reservationId: released.id }));
-        assert.equal(await store.inventory.nextHolder(undefined), 'key_a');
-        assert.equal(await store.inventory.nextHolder('key_a'), 'key_b');
-        assert.equal(await store.inventory.nextHolder('key_b'), undefined);
+        assert.equal(await current().inventory.nextHolder(undefined), 'key_a');
+        assert.equal(await current().inventory.nextHolder('key_a'), 'key_b');
+        assert.equal(await current().inventory.nextHolder('key_b'), undefined);
       });
     });
 
     describe('a key no longer in use gives its holds back', () => {
       const coreOf = () => {
-        const crypto = new NodeKeyCrypto();
+        const keys = countingKeys();
         return createInventoryCore(
-          { ...store, limiter: new MemoryRateLimiter(store.clock), keyGenerator: crypto, keyHasher: crypto },
+          { ...current(), limiter: noLimiter, keyGenerator: keys, keyHasher: keys },
           { holdLimits: limits },
         );
       };
@@ -198,7 +220,7 @@ export function describeReservationHoldsContract(
         assert.deepEqual(await holdsOf({ keyId: revoked }), []);
         assert.equal((await entry(1))?.item.reserved, 1);
         assert.equal((await entry(2))?.item.reserved, 0);
-        assert.equal((await store.inventory.getReservation(other.id))?.state, 'held');
+        assert.equal((await current().inventory.getReservation(other.id))?.state, 'held');
       });
 
       it("releases the old key's holds once a roll's grace ended, and the holds of a key in use never", async () => {
@@ -211,9 +233,9 @@ export function describeReservationHoldsContract(
         held(await reserve(1, 'embedder_actor'));
         assert.ok((await core.rollApiKey.execute({ id: old, graceMs: MINUTE, actor: 'ops' })).ok);
         assert.equal(await core.releaseEndedKeysHolds.execute(), 0);
-        store.clock.advance(MINUTE);
+        current().clock.advance(MINUTE);
         assert.equal(await core.releaseEndedKeysHolds.execute(), 1);
-        assert.equal((await store.inventory.getReservation(oldHold.id))?.state, 'released');
+        assert.equal((await current().inventory.getReservation(oldHold.id))?.state, 'released');
         assert.equal((await entry(1))?.item.reserved, 2);
       });
     });
@@ -225,12 +247,12 @@ export function describeReservationHoldsContract(
         for (const key of ['key_a', 'key_b', 'key_c']) {
           for (let i = 0; i < 3; i += 1) many.push(held(await reserve(1, key, (i + 1) * 10 * MINUTE)));
         }
-        store.clock.advance(10 * MINUTE);
+        current().clock.advance(10 * MINUTE);
         const version = (await entry(1))?.version ?? 0;
-        const written = await store.inventory.write({
+        const written = await current().inventory.write({
           orders: [{ kind: 'adjust', petId: petId(1n), delta: 1 }],
           actor: 'key_d',
-          atMs: store.clock.nowMs(),
+          atMs: current().clock.nowMs(),
         });
         assert.ok(written.ok);
         assert.deepEqual(await entry(1), {
@@ -238,7 +260,7 @@ export function describeReservationHoldsContract(
           version: version + 1,
         });
         const states = await Promise.all(
-          many.map(async (hold) => (await store.inventory.getReservation(hold.id))?.state),
+          many.map(async (hold) => (await current().inventory.getReservation(hold.id))?.state),
         );
         assert.deepEqual(states, ['expired', 'held', 'held', 'expired', 'held', 'held', 'expired', 'held', 'held']);
         assert.equal(codeOf(await write({ kind: 'commit', reservationId: (many[8] as Reservation).id })), 'ok');
