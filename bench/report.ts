@@ -2,6 +2,7 @@ import { type CliResult, cliSection } from './cli.js';
 import { type ConsoleResult, consoleSection } from './console-load.js';
 import { earlierSection, readEarlierRun } from './earlier.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
+import { type LibraryResult, librarySection } from './library.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
 import { loadAverages, type Machine } from './machine.js';
 import { type MetricsResult, metricsSection } from './metrics.js';
@@ -27,6 +28,8 @@ export interface BenchResults {
   readonly postgres?: PostgresResult;
   /** Absent from the records of runs before the suite existed. */
   readonly console?: ConsoleResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly library?: LibraryResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -160,7 +163,8 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about ten minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres), printed only',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library), printed only',
+    'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds',
     'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
@@ -198,5 +202,8 @@ export function readme(input: BenchRecord, notes: string): string {
     ...(results.console === undefined || settings.console === undefined
       ? []
       : [consoleSection(results.console, settings.console), '']),
+    ...(results.library === undefined || settings.library === undefined
+      ? []
+      : [librarySection(results.library, settings.library), '']),
   ].join('\n');
 }

@@ -1,24 +1,28 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
  * Usage: npm run bench [-- --quick] [-- --write]
- *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console [--merge]] [-- --render]
+ *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library [--merge]]
+ *   [-- --against=<dist folder>] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
  * - --write: with --quick, rewrite both files all the same;
  * - --only: the suites named, printed only (the files are written whole or not at all);
  * - --merge: with --only, the suites' figures and settings replace theirs in bench/results.json, the rest
  *   are kept, and bench/README.md is written again (a section says when its figures were measured);
+ * - --against: an earlier build (its dist/ folder, built, its node_modules beside it) joins the suites
+ *   that compare builds (postgres, library), as their baseline;
  * - --render: measure nothing; write bench/README.md again from bench/results.json and bench/notes.md.
  */
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startRedisServer } from '../support/redis-server.js';
 import { cliSection, runCliSuite } from './cli.js';
 import { consoleSection, runConsoleSuite } from './console-load.js';
 import { httpSection, runHttpSuite } from './http.js';
 import { formatJson } from './json-file.js';
+import { librarySection, runLibrarySuite } from './library.js';
 import { limiterSection, runLimiterSuite } from './limiter.js';
 import { describeMachine, loadAverages, type Machine } from './machine.js';
 import { metricsSection, runMetricsSuite } from './metrics.js';
@@ -33,8 +37,7 @@ import { runSqliteSuite, sqliteSection } from './sqlite.js';
 const README = join(import.meta.dirname, 'README.md');
 const NOTES = join(import.meta.dirname, 'notes.md');
 const RESULTS = join(import.meta.dirname, 'results.json');
-const USAGE =
-  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console [--merge]] [-- --render]';
+const USAGE = `usage: npm run bench [-- --quick] [-- --write] [-- --only=${SUITES.join(',')} [--merge]] [-- --against=<dist folder>] [-- --render]`;
 
 interface Options {
   readonly render: boolean;
@@ -42,6 +45,8 @@ interface Options {
   readonly write: boolean;
   readonly merge: boolean;
   readonly suites: readonly Suite[];
+  /** The dist/ folder of an earlier build, for the suites that compare builds. */
+  readonly against: string | undefined;
 }
 
 const isSuite = (name: string): name is Suite => (SUITES as readonly string[]).includes(name);
@@ -52,11 +57,13 @@ function parseOptions(argv: readonly string[]): Options {
   let write = false;
   let merge = false;
   let only: Suite[] | undefined;
+  let against: string | undefined;
   for (const arg of argv) {
     if (arg === '--render') render = true;
     else if (arg === '--quick') quick = true;
     else if (arg === '--write') write = true;
     else if (arg === '--merge') merge = true;
+    else if (arg.startsWith('--against=')) against = resolve(arg.slice('--against='.length));
     else if (arg.startsWith('--only=')) {
       const names = arg.slice('--only='.length).split(',');
       const unknown = names.filter((n) => !isSuite(n));
@@ -68,7 +75,7 @@ function parseOptions(argv: readonly string[]): Options {
   if (write && only !== undefined) throw new Error('--write needs every suite: the files are written whole');
   if (render && argv.length > 1) throw new Error(`--render takes no other option; ${USAGE}`);
   if (merge && (only === undefined || quick)) throw new Error('--merge needs --only, and full rounds');
-  return { render, quick, write: only === undefined && (write || !quick), merge, suites };
+  return { render, quick, write: only === undefined && (write || !quick), merge, suites, against };
 }
 
 const log = (line: string): void => {
@@ -81,11 +88,10 @@ type Results = { -readonly [S in Suite]?: BenchResults[S] };
 async function runSuite(
   suite: Suite,
   settings: BenchSettings,
-  dir: string,
-  redisUrl: string,
+  run: { readonly dir: string; readonly redisUrl: string; readonly machine: Machine; readonly against?: string },
   results: Results,
-  machine: Machine,
 ) {
+  const { dir, redisUrl, machine, against } = run;
   switch (suite) {
     case 'http':
       results.http = await runHttpSuite(dir, redisUrl, settings.http, log);
@@ -111,7 +117,7 @@ async function runSuite(
     case 'postgres': {
       const load = settings.postgres;
       if (load === undefined) throw new Error('the settings have no postgres entry');
-      results.postgres = await runPostgresSuite(dir, machine.commit, load, log);
+      results.postgres = await runPostgresSuite(dir, machine.commit, load, against, log);
       return postgresSection(results.postgres, load);
     }
     case 'console': {
@@ -119,6 +125,12 @@ async function runSuite(
       if (visits === undefined) throw new Error('the settings have no console entry');
       results.console = await runConsoleSuite(dir, visits, log);
       return consoleSection(results.console, visits);
+    }
+    case 'library': {
+      const library = settings.library;
+      if (library === undefined) throw new Error('the settings have no library entry');
+      results.library = runLibrarySuite(library, against, log);
+      return librarySection(results.library, library);
     }
   }
 }
@@ -134,7 +146,8 @@ async function runSuites(
   for (const suite of options.suites) {
     const started = performance.now();
     log(`\n== ${suite} ==`);
-    const markdown = await runSuite(suite, settings, dir, redisUrl, results, machine);
+    const run = { dir, redisUrl, machine, ...(options.against === undefined ? {} : { against: options.against }) };
+    const markdown = await runSuite(suite, settings, run, results);
     log(`\n${markdown}\n\n(${suite}: ${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
   return results;

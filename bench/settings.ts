@@ -1,6 +1,7 @@
 import type { CliSettings } from './cli.js';
 import type { ConsoleSettings } from './console-load.js';
 import type { LoadSettings } from './http.js';
+import type { LibrarySettings } from './library.js';
 import type { LimiterSettings } from './limiter.js';
 import type { PostgresSettings } from './postgres.js';
 import type { ProfileSettings } from './profile.js';
@@ -17,6 +18,7 @@ export const SUITES = [
   'cli',
   'postgres',
   'console',
+  'library',
 ] as const;
 export type Suite = (typeof SUITES)[number];
 
@@ -33,6 +35,8 @@ export interface BenchSettings {
   readonly postgres?: PostgresSettings;
   /** The stock console's first load in Chromium; absent from the records of runs before it existed. */
   readonly console?: ConsoleSettings;
+  /** The package's import, key hash and tarball; absent from the records of runs before it existed. */
+  readonly library?: LibrarySettings;
 }
 
 /** `npm run bench`: what the issue asks for; about ten minutes on two cores. */
@@ -50,6 +54,7 @@ export const FULL: BenchSettings = {
   cli: { pets: 1_000_000, rounds: 3 },
   postgres: { seconds: 10, rounds: 3, warmupSeconds: 2, listPets: 1_000_000 },
   console: { sizes: [100, 1_000_000], visits: 15 },
+  library: { runs: 15, calls: 200_000 },
 };
 
 /** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
@@ -63,4 +68,5 @@ export const QUICK: BenchSettings = {
   cli: { pets: 100_000, rounds: 1 },
   postgres: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5, listPets: 100_000 },
   console: { sizes: [100, 100_000], visits: 3 },
+  library: { runs: 3, calls: 20_000 },
 };
