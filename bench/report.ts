@@ -4,6 +4,7 @@ import { earlierSection, readEarlierRun } from './earlier.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
 import { type LibraryResult, librarySection } from './library.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
+import { type FiltersResult, filtersSection } from './list-filters.js';
 import { loadAverages, type Machine } from './machine.js';
 import { type MetricsResult, metricsSection } from './metrics.js';
 import { type PostgresResult, postgresSection } from './postgres.js';
@@ -30,6 +31,8 @@ export interface BenchResults {
   readonly console?: ConsoleResult;
   /** Absent from the records of runs before the suite existed. */
   readonly library?: LibraryResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly filters?: FiltersResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -163,7 +166,7 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about ten minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library), printed only',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters), printed only',
     'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds',
     'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
@@ -205,5 +208,8 @@ export function readme(input: BenchRecord, notes: string): string {
     ...(results.library === undefined || settings.library === undefined
       ? []
       : [librarySection(results.library, settings.library), '']),
+    ...(results.filters === undefined || settings.filters === undefined
+      ? []
+      : [filtersSection(results.filters, settings.filters), '']),
   ].join('\n');
 }

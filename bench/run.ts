@@ -1,7 +1,7 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
  * Usage: npm run bench [-- --quick] [-- --write]
- *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library [--merge]]
+ *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library,filters [--merge]]
  *   [-- --against=<dist folder>] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
@@ -24,6 +24,7 @@ import { httpSection, runHttpSuite } from './http.js';
 import { formatJson } from './json-file.js';
 import { librarySection, runLibrarySuite } from './library.js';
 import { limiterSection, runLimiterSuite } from './limiter.js';
+import { filtersSection, runFiltersSuite } from './list-filters.js';
 import { describeMachine, loadAverages, type Machine } from './machine.js';
 import { metricsSection, runMetricsSuite } from './metrics.js';
 import { buildService } from './petstore.js';
@@ -131,6 +132,12 @@ async function runSuite(
       if (library === undefined) throw new Error('the settings have no library entry');
       results.library = runLibrarySuite(library, against, log);
       return librarySection(results.library, library);
+    }
+    case 'filters': {
+      const filters = settings.filters;
+      if (filters === undefined) throw new Error('the settings have no filters entry');
+      results.filters = await runFiltersSuite(dir, filters, log);
+      return filtersSection(results.filters, filters);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { ConsoleSettings } from './console-load.js';
 import type { LoadSettings } from './http.js';
 import type { LibrarySettings } from './library.js';
 import type { LimiterSettings } from './limiter.js';
+import type { FiltersSettings } from './list-filters.js';
 import type { PostgresSettings } from './postgres.js';
 import type { ProfileSettings } from './profile.js';
 import type { ScaleSettings } from './scale.js';
@@ -19,6 +20,7 @@ export const SUITES = [
   'postgres',
   'console',
   'library',
+  'filters',
 ] as const;
 export type Suite = (typeof SUITES)[number];
 
@@ -37,6 +39,8 @@ export interface BenchSettings {
   readonly console?: ConsoleSettings;
   /** The package's import, key hash and tarball; absent from the records of runs before it existed. */
   readonly library?: LibrarySettings;
+  /** The list filters at scale; absent from the records of runs before it existed. */
+  readonly filters?: FiltersSettings;
 }
 
 /** `npm run bench`: what the issue asks for; about ten minutes on two cores. */
@@ -55,6 +59,7 @@ export const FULL: BenchSettings = {
   postgres: { seconds: 10, rounds: 3, warmupSeconds: 2, listPets: 1_000_000 },
   console: { sizes: [100, 1_000_000], visits: 15 },
   library: { runs: 15, calls: 200_000 },
+  filters: { pets: 1_000_000, rounds: 10, stores: ['SQLite', 'PostgreSQL'] },
 };
 
 /** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
@@ -69,4 +74,5 @@ export const QUICK: BenchSettings = {
   postgres: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5, listPets: 100_000 },
   console: { sizes: [100, 100_000], visits: 3 },
   library: { runs: 3, calls: 20_000 },
+  filters: { pets: 100_000, rounds: 3, stores: ['SQLite', 'PostgreSQL'] },
 };
