@@ -7,6 +7,7 @@ import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from
 import { type FiltersResult, filtersSection } from './list-filters.js';
 import { loadAverages, type Machine } from './machine.js';
 import { type MetricsResult, metricsSection } from './metrics.js';
+import { type FloorsResult, floorsSection } from './patch-floor.js';
 import { type PostgresResult, postgresSection } from './postgres.js';
 import { type ProfileRun, profileSection } from './profile.js';
 import { PEAK_RSS_TARGET_BYTES, type ScaleResult, scaleSection, TTLB_TARGET, ttlbRatio } from './scale.js';
@@ -33,6 +34,8 @@ export interface BenchResults {
   readonly library?: LibraryResult;
   /** Absent from the records of runs before the suite existed. */
   readonly filters?: FiltersResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly floors?: FloorsResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -166,8 +169,8 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about ten minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters), printed only',
-    'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters, floors), printed only',
+    'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds (postgres, library, floors)',
     'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
@@ -211,5 +214,8 @@ export function readme(input: BenchRecord, notes: string): string {
     ...(results.filters === undefined || settings.filters === undefined
       ? []
       : [filtersSection(results.filters, settings.filters), '']),
+    ...(results.floors === undefined || settings.floors === undefined
+      ? []
+      : [floorsSection(results.floors, settings.floors), '']),
   ].join('\n');
 }

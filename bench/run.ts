@@ -1,7 +1,7 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
  * Usage: npm run bench [-- --quick] [-- --write]
- *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library,filters [--merge]]
+ *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library,filters,floors [--merge]]
  *   [-- --against=<dist folder>] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
@@ -10,7 +10,7 @@
  * - --merge: with --only, the suites' figures and settings replace theirs in bench/results.json, the rest
  *   are kept, and bench/README.md is written again (a section says when its figures were measured);
  * - --against: an earlier build (its dist/ folder, built, its node_modules beside it) joins the suites
- *   that compare builds (postgres, library), as their baseline;
+ *   that compare builds (postgres, library, floors), as their baseline;
  * - --render: measure nothing; write bench/README.md again from bench/results.json and bench/notes.md.
  */
 import { rmSync } from 'node:fs';
@@ -27,6 +27,7 @@ import { limiterSection, runLimiterSuite } from './limiter.js';
 import { filtersSection, runFiltersSuite } from './list-filters.js';
 import { describeMachine, loadAverages, type Machine } from './machine.js';
 import { metricsSection, runMetricsSuite } from './metrics.js';
+import { floorsSection, runFloorsSuite } from './patch-floor.js';
 import { buildService } from './petstore.js';
 import { postgresSection, runPostgresSuite } from './postgres.js';
 import { profileSection, runProfileSuite } from './profile.js';
@@ -138,6 +139,12 @@ async function runSuite(
       if (filters === undefined) throw new Error('the settings have no filters entry');
       results.filters = await runFiltersSuite(dir, filters, log);
       return filtersSection(results.filters, filters);
+    }
+    case 'floors': {
+      const floors = settings.floors;
+      if (floors === undefined) throw new Error('the settings have no floors entry');
+      results.floors = await runFloorsSuite(dir, floors, against, log);
+      return floorsSection(results.floors, floors);
     }
   }
 }

@@ -4,6 +4,7 @@ import type { LoadSettings } from './http.js';
 import type { LibrarySettings } from './library.js';
 import type { LimiterSettings } from './limiter.js';
 import type { FiltersSettings } from './list-filters.js';
+import type { FloorsSettings } from './patch-floor.js';
 import type { PostgresSettings } from './postgres.js';
 import type { ProfileSettings } from './profile.js';
 import type { ScaleSettings } from './scale.js';
@@ -21,6 +22,7 @@ export const SUITES = [
   'console',
   'library',
   'filters',
+  'floors',
 ] as const;
 export type Suite = (typeof SUITES)[number];
 
@@ -41,6 +43,8 @@ export interface BenchSettings {
   readonly library?: LibrarySettings;
   /** The list filters at scale; absent from the records of runs before it existed. */
   readonly filters?: FiltersSettings;
+  /** The floors of a PATCH in process; absent from the records of runs before it existed. */
+  readonly floors?: FloorsSettings;
 }
 
 /** `npm run bench`: what the issue asks for; about ten minutes on two cores. */
@@ -60,6 +64,7 @@ export const FULL: BenchSettings = {
   console: { sizes: [100, 1_000_000], visits: 15 },
   library: { runs: 15, calls: 200_000 },
   filters: { pets: 1_000_000, rounds: 10, stores: ['SQLite', 'PostgreSQL'] },
+  floors: { seconds: 3, rounds: 9, warmupSeconds: 3 },
 };
 
 /** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
@@ -75,4 +80,5 @@ export const QUICK: BenchSettings = {
   console: { sizes: [100, 100_000], visits: 3 },
   library: { runs: 3, calls: 20_000 },
   filters: { pets: 100_000, rounds: 3, stores: ['SQLite', 'PostgreSQL'] },
+  floors: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5 },
 };
