@@ -86,6 +86,13 @@ const log = (line: string): void => {
 
 type Results = { -readonly [S in Suite]?: BenchResults[S] };
 
+/** A suite's settings that older records may lack, which FULL and QUICK always hold. */
+function entry<S extends Suite>(settings: BenchSettings, suite: S): NonNullable<BenchSettings[S]> {
+  const value = settings[suite];
+  if (value === undefined) throw new Error(`the settings have no ${suite} entry`);
+  return value as NonNullable<BenchSettings[S]>;
+}
+
 /** Runs one suite into `results` and returns its section of the README. */
 async function runSuite(
   suite: Suite,
@@ -117,32 +124,27 @@ async function runSuite(
       results.cli = await runCliSuite(dir, settings.cli, log);
       return cliSection(results.cli);
     case 'postgres': {
-      const load = settings.postgres;
-      if (load === undefined) throw new Error('the settings have no postgres entry');
+      const load = entry(settings, 'postgres');
       results.postgres = await runPostgresSuite(dir, machine.commit, load, against, log);
       return postgresSection(results.postgres, load);
     }
     case 'console': {
-      const visits = settings.console;
-      if (visits === undefined) throw new Error('the settings have no console entry');
+      const visits = entry(settings, 'console');
       results.console = await runConsoleSuite(dir, visits, log);
       return consoleSection(results.console, visits);
     }
     case 'library': {
-      const library = settings.library;
-      if (library === undefined) throw new Error('the settings have no library entry');
+      const library = entry(settings, 'library');
       results.library = runLibrarySuite(library, against, log);
       return librarySection(results.library, library);
     }
     case 'filters': {
-      const filters = settings.filters;
-      if (filters === undefined) throw new Error('the settings have no filters entry');
+      const filters = entry(settings, 'filters');
       results.filters = await runFiltersSuite(dir, filters, log);
       return filtersSection(results.filters, filters);
     }
     case 'floors': {
-      const floors = settings.floors;
-      if (floors === undefined) throw new Error('the settings have no floors entry');
+      const floors = entry(settings, 'floors');
       results.floors = await runFloorsSuite(dir, floors, against, log);
       return floorsSection(results.floors, floors);
     }
