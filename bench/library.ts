@@ -1,33 +1,28 @@
 /**
- * What the package costs an embedder, against an earlier build measured in the same run:
- * - `import('petstore-inventory')`: wall time and RSS of a fresh process until the import resolves;
+ * What the package costs an embedder (issue 29), each build measured in fresh processes, alternated:
+ * - `import('petstore-inventory')` (dist/index.js): wall time and RSS until the import resolves, beside a
+ *   process that imports nothing (the baseline: Node's own start);
  * - Authenticate with the server's key hasher (NodeKeyCrypto, synchronous), the step of every GET and
- *   PATCH with a key that the port's change (a hash may be a promise) touches; and the same with
- *   WebCryptoKeyCrypto (asynchronous), the core's hasher outside Node;
- * - the tarball: packed and unpacked bytes, and its files.
- * Each measure alternates the two builds, one fresh process a run, and reports the median.
- * Usage: node --import tsx bench/library.ts <earlier checkout, built, with node_modules> [runs] [import,hash,pack]
- *   e.g. git clone /work/main /tmp/lib-base && git -C /tmp/lib-base checkout 59fbdcd,
- *   ln -s "$PWD/node_modules" /tmp/lib-base/node_modules, npx tsc -p /tmp/lib-base/tsconfig.build.json
+ *   PATCH with a key, and the same with WebCryptoKeyCrypto (asynchronous), the core's hasher outside Node;
+ * - the tarball: packed and unpacked bytes, and its files (`npm pack --dry-run`, as built).
+ * With `--against=<dist folder>` the earlier build (its checkout built, with node_modules) joins each
+ * measure as the baseline, e.g. `git clone . /tmp/lib-base && git -C /tmp/lib-base checkout 59fbdcd`,
+ * `ln -s "$PWD/node_modules" /tmp/lib-base/node_modules`, `npx tsc -p /tmp/lib-base/tsconfig.build.json`,
+ * then `npm run bench -- --only=library --against=/tmp/lib-base/dist`.
  */
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { count, median, ratio, table } from './stats.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const [base, runsArg, sectionsArg] = process.argv.slice(2);
-if (base === undefined) {
-  process.stderr.write('usage: node --import tsx bench/library.ts <earlier checkout, built> [runs]\n');
-  process.exit(2);
-}
-const RUNS = Number(runsArg ?? 15);
-const builds = { earlier: base, now: ROOT } as const;
-const sections = new Set((sectionsArg ?? 'import,hash,pack').split(','));
 
-/** A fresh node process evaluating `code` (ESM); its stdout, parsed as JSON. */
-const measure = <T>(code: string): T =>
-  JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' })) as T;
+export interface LibrarySettings {
+  /** Fresh processes a build, for each measure. */
+  readonly runs: number;
+  /** Authenticate calls timed in each process, after a quarter as many of warm-up. */
+  readonly calls: number;
+}
 
 interface ImportRun {
   readonly ms: number;
@@ -35,16 +30,44 @@ interface ImportRun {
   readonly rssAfter: number;
 }
 
-const importOnce = (dir: string): ImportRun =>
+interface Pack {
+  readonly size: number;
+  readonly unpackedSize: number;
+  readonly entryCount: number;
+}
+
+/** One build's figures: its dist folder, its imports, its NodeKeyCrypto authentications (ns a call), its tarball. */
+interface BuildFigures {
+  readonly dist: string;
+  readonly imports: ImportRun[];
+  readonly nodeHashNs: number[];
+  readonly pack: Pack;
+}
+
+export interface LibraryResult {
+  /** Processes that import nothing: the baseline of the import. */
+  readonly bare: ImportRun[];
+  readonly now: BuildFigures;
+  /** WebCryptoKeyCrypto, this build only. */
+  readonly webHashNs: number[];
+  /** The build given by `--against`, if any. */
+  readonly earlier?: BuildFigures;
+}
+
+/** A fresh node process evaluating `code` (ESM); its stdout, parsed as JSON. */
+const measure = <T>(code: string): T =>
+  JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' })) as T;
+
+const importOnce = (dist: string | undefined): ImportRun =>
   measure(`const rssBefore = process.memoryUsage().rss;
     const t0 = performance.now();
-    await import(${JSON.stringify(pathToFileURL(join(dir, 'dist', 'index.js')).href)});
+    ${dist === undefined ? '' : `await import(${JSON.stringify(pathToFileURL(join(dist, 'index.js')).href)});`}
     const ms = performance.now() - t0;
     console.log(JSON.stringify({ ms, rssBefore, rssAfter: process.memoryUsage().rss }));`);
 
-/** ns per Authenticate.execute of a valid key over the memory key store, with `hasher`. */
-const authenticateOnce = (dir: string, hasher: 'NodeKeyCrypto' | 'WebCryptoKeyCrypto'): number => {
-  const url = (path: string) => JSON.stringify(pathToFileURL(join(dir, 'dist', path)).href);
+/** ns a call of Authenticate.execute of a valid key over the memory key store, with `hasher`. */
+function authenticateOnce(dist: string, hasher: 'NodeKeyCrypto' | 'WebCryptoKeyCrypto', calls: number): number {
+  const url = (path: string) => JSON.stringify(pathToFileURL(join(dist, path)).href);
   const hasherModule =
     hasher === 'NodeKeyCrypto' ? 'adapters/system/node-key-crypto.js' : 'adapters/web/web-key-crypto.js';
   return measure<{ ns: number }>(`
@@ -58,84 +81,122 @@ const authenticateOnce = (dir: string, hasher: 'NodeKeyCrypto' | 'WebCryptoKeyCr
     const { key } = await new IssueApiKey(keys, crypto, crypto, clock).execute({ plan: 'free' });
     const authenticate = new Authenticate(keys, crypto, clock);
     const round = async (n) => { for (let i = 0; i < n; i++) if (!(await authenticate.execute({ apiKey: key })).ok) throw new Error('refused'); };
-    await round(50_000);
-    const n = 200_000;
+    await round(${Math.ceil(calls / 4)});
     const t0 = process.hrtime.bigint();
-    await round(n);
-    console.log(JSON.stringify({ ns: Number(process.hrtime.bigint() - t0) / n }));`).ns;
-};
+    await round(${calls});
+    console.log(JSON.stringify({ ns: Number(process.hrtime.bigint() - t0) / ${calls} }));`).ns;
+}
 
-/** Alternates the builds `RUNS` times each; the runs of each, in order. */
-function alternate<T>(once: (dir: string) => T, which: readonly (keyof typeof builds)[] = ['earlier', 'now']) {
-  const out: Record<string, T[]> = {};
-  for (let i = 0; i < RUNS; i++) {
-    for (const name of which) {
-      out[name] = [...(out[name] ?? []), once(builds[name])];
-    }
+const packOf = (dist: string): Pack =>
+  (
+    JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: dirname(dist),
+        encoding: 'utf8',
+      }),
+    ) as [Pack]
+  )[0];
+
+/** Each measure in rounds, the builds taking turns within a round (the machine is noisy). */
+export function runLibrarySuite(
+  settings: LibrarySettings,
+  against: string | undefined,
+  progress: (line: string) => void,
+): LibraryResult {
+  const dists = [join(ROOT, 'dist'), ...(against === undefined ? [] : [against])];
+  const imports = dists.map(() => [] as ImportRun[]);
+  const nodeHash = dists.map(() => [] as number[]);
+  const bare: ImportRun[] = [];
+  const webHashNs: number[] = [];
+  for (let round = 1; round <= settings.runs; round += 1) {
+    bare.push(importOnce(undefined));
+    for (const [i, dist] of dists.entries()) imports[i]?.push(importOnce(dist));
+    for (const [i, dist] of dists.entries()) nodeHash[i]?.push(authenticateOnce(dist, 'NodeKeyCrypto', settings.calls));
+    webHashNs.push(authenticateOnce(dists[0] as string, 'WebCryptoKeyCrypto', settings.calls));
+    progress(`  round ${round}: import ${dists.map((_, i) => imports[i]?.at(-1)?.ms.toFixed(0)).join(' / ')} ms`);
   }
-  return out as Record<keyof typeof builds, T[]>;
+  const figures = (i: number): BuildFigures => ({
+    dist: dists[i] as string,
+    imports: imports[i] ?? [],
+    nodeHashNs: nodeHash[i] ?? [],
+    pack: packOf(dists[i] as string),
+  });
+  return { bare, now: figures(0), webHashNs, ...(against === undefined ? {} : { earlier: figures(1) }) };
 }
 
-if (sections.has('import')) importSection();
-if (sections.has('hash')) hashSection();
-if (sections.has('pack')) packSection();
+const mibOf = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-function importSection(): void {
-  const imports = alternate(importOnce);
-  const row = (name: keyof typeof builds) => {
-    const runs = imports[name];
-    return [
-      name,
-      `${median(runs.map((r) => r.ms)).toFixed(1)} ms`,
-      `${(median(runs.map((r) => r.rssAfter - r.rssBefore)) / 2 ** 20).toFixed(1)} MiB`,
-      `${(median(runs.map((r) => r.rssAfter)) / 2 ** 20).toFixed(1)} MiB`,
-    ];
-  };
-  const ratioOf = (f: (r: ImportRun) => number) => ratio(median(imports.now.map(f)) / median(imports.earlier.map(f)));
-  process.stdout.write(
-    `import('petstore-inventory'), ${RUNS} fresh processes each, alternated; medians:\n\n${table(
-      ['build', 'import time', 'RSS added by the import', 'RSS after'],
-      [
-        row('earlier'),
-        row('now'),
-        ['now / earlier', ratioOf((r) => r.ms), ratioOf((r) => r.rssAfter - r.rssBefore), ratioOf((r) => r.rssAfter)],
-      ],
-    )}\n\n`,
-  );
-}
-
-function hashSection(): void {
-  const nodeHash = alternate((dir) => authenticateOnce(dir, 'NodeKeyCrypto'));
-  const webHash = alternate((dir) => authenticateOnce(dir, 'WebCryptoKeyCrypto'), ['now']);
+/** The package's section of bench/README.md. */
+export function librarySection(result: LibraryResult, settings: LibrarySettings): string {
+  const { now, earlier } = result;
+  const added = (r: ImportRun) => r.rssAfter - r.rssBefore;
+  const importRow = (name: string, runs: readonly ImportRun[]) => [
+    name,
+    `${median(runs.map((r) => r.ms)).toFixed(1)} ms`,
+    mibOf(median(runs.map(added))),
+    mibOf(median(runs.map((r) => r.rssAfter))),
+  ];
+  const over = (f: (r: ImportRun) => number, base: readonly ImportRun[]) =>
+    ratio(median(now.imports.map(f)) / median(base.map(f)));
   const ns = (values: readonly number[]) => `${count(median(values))} ns`;
-  process.stdout.write(
-    `Authenticate.execute of a valid key (memory key store), 200,000 calls a process, ${RUNS} processes each; medians:\n\n${table(
-      ['build, hasher', 'a call', 'now / earlier'],
+  const hashBase = median((earlier ?? now).nodeHashNs);
+  const packRow = (name: string, p: Pack) => [
+    name,
+    `${(p.size / 1e3).toFixed(0)} kB`,
+    `${(p.unpackedSize / 1e6).toFixed(2)} MB`,
+    count(p.entryCount),
+  ];
+  return [
+    "## The package: import('petstore-inventory'), the key hash, the tarball",
+    '',
+    '```sh',
+    'npm run bench -- --only=library                          # this section alone, printed',
+    'npm run bench -- --only=library --against=<earlier dist>  # with an earlier build as the baseline',
+    'npm run bench -- --quick --only=library                  # 3 processes a build, 20,000 calls',
+    '```',
+    '',
+    `${settings.runs} fresh processes a build and measure, the builds alternated; medians.` +
+      (earlier === undefined ? ' No earlier build given (`--against`).' : ` Earlier build: \`${earlier.dist}\`.`),
+    '',
+    table(
+      ['import', 'import time', 'RSS added by the import', 'RSS after'],
       [
-        ['earlier, NodeKeyCrypto', ns(nodeHash.earlier), ''],
-        ['now, NodeKeyCrypto (the server)', ns(nodeHash.now), ratio(median(nodeHash.now) / median(nodeHash.earlier))],
+        importRow('baseline: a process that imports nothing', result.bare),
+        ...(earlier === undefined ? [] : [importRow('earlier build', earlier.imports)]),
+        importRow('this build', now.imports),
+        ...(earlier === undefined
+          ? []
+          : [
+              [
+                'this / earlier',
+                over((r) => r.ms, earlier.imports),
+                over(added, earlier.imports),
+                over((r) => r.rssAfter, earlier.imports),
+              ],
+            ]),
+      ],
+    ),
+    '',
+    `Authenticate.execute of a valid key over the memory key store, ${count(settings.calls)} calls a process:`,
+    '',
+    table(
+      ['build, hasher', 'a call', `/ ${earlier === undefined ? 'this build' : 'earlier'}, NodeKeyCrypto`],
+      [
+        ...(earlier === undefined ? [] : [['earlier, NodeKeyCrypto', ns(earlier.nodeHashNs), '1.00']]),
+        ['this build, NodeKeyCrypto (the server)', ns(now.nodeHashNs), ratio(median(now.nodeHashNs) / hashBase)],
         [
-          'now, WebCryptoKeyCrypto (the core elsewhere)',
-          ns(webHash.now),
-          ratio(median(webHash.now) / median(nodeHash.earlier)),
+          'this build, WebCryptoKeyCrypto (the core outside Node)',
+          ns(result.webHashNs),
+          ratio(median(result.webHashNs) / hashBase),
         ],
       ],
-    )}\n\n`,
-  );
-}
-
-function packSection(): void {
-  const packed = (dir: string) =>
-    (
-      JSON.parse(
-        execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, encoding: 'utf8' }),
-      ) as [{ size: number; unpackedSize: number; entryCount: number }]
-    )[0];
-  const tarRow = (name: keyof typeof builds) => {
-    const p = packed(builds[name]);
-    return [name, `${(p.size / 1e3).toFixed(0)} kB`, `${(p.unpackedSize / 1e6).toFixed(2)} MB`, count(p.entryCount)];
-  };
-  process.stdout.write(
-    `npm pack (the files it would pack, as built):\n\n${table(['build', 'packed', 'unpacked', 'files'], [tarRow('earlier'), tarRow('now')])}\n`,
-  );
+    ),
+    '',
+    'The tarball (`npm pack --dry-run`, as built):',
+    '',
+    table(
+      ['build', 'packed', 'unpacked', 'files'],
+      [...(earlier === undefined ? [] : [packRow('earlier', earlier.pack)]), packRow('this build', now.pack)],
+    ),
+  ].join('\n');
 }

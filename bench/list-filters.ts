@@ -11,10 +11,8 @@
  * PostgreSQL's planner picks its plan by its statistics: the run analyzes the table after filling it, as
  * autovacuum does within a minute of a bulk load.
  *
- * Usage: node --import tsx bench/list-filters.ts [pets=1000000] [sqlite|postgres|both|memory=both] [rounds=15]
+ * Run alone with `npm run bench -- --only=filters` (or `-- --quick --only=filters` for 100,000 pets).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -27,33 +25,59 @@ import type { NewPet, PetCatalog } from '../src/application/ports/pet-catalog.js
 import { petId } from '../src/domain/pet-id.js';
 import { quantity } from '../src/domain/quantity.js';
 import { startPostgresServer } from '../support/postgres-server.js';
+import { count, median, ratio, table } from './stats.js';
 
-const [petsArg = '1000000', storesArg = 'both', roundsArg = '15'] = process.argv.slice(2);
-const PETS = Number(petsArg);
-const ROUNDS = Number(roundsArg);
+export type FilterStore = 'SQLite' | 'PostgreSQL' | 'memory';
+
+export interface FiltersSettings {
+  readonly pets: number;
+  readonly rounds: number;
+  readonly stores: readonly FilterStore[];
+}
+
+/** One case's times (ms) over the rounds: the first page, and the page after the middle of the ids. */
+interface CaseTimes {
+  readonly label: string;
+  readonly first: number[];
+  readonly deep: number[];
+  /** Entries on the page after the middle. */
+  entries: number;
+}
+
+export interface StoreFilters {
+  readonly store: FilterStore;
+  readonly fillSeconds: number;
+  readonly cases: CaseTimes[];
+  /** SQLite only: maxAvailable=2 by a walk of the ids (NOT INDEXED), what the page would cost without its index. */
+  readonly unindexed?: { readonly first: number[]; readonly deep: number[] };
+}
+
+export type FiltersResult = StoreFilters[];
+
 const CHUNK = 50_000;
 const PAGE = 100;
 
-function filterPet(i: number): NewPet {
+function filterPet(i: number, pets: number): NewPet {
   const id = i + 1;
   let stock = 20 + (i % 80);
   if (id % 10_000 === 0) stock = id % 3;
-  else if (id <= PETS / 2 && id % 10 === 0) stock = 30 + (id % 10);
+  else if (id <= pets / 2 && id % 10 === 0) stock = 30 + (id % 10);
   const status = id % 1_000 === 0 ? 'sold' : id % 100 === 0 ? 'pending' : 'available';
   return { id: petId(BigInt(id)), name: `pet ${id}`, quantity: quantity(stock), status };
 }
 
-async function fill(pets: PetCatalog): Promise<void> {
-  for (let from = 0; from < PETS; from += CHUNK) {
-    const chunk = Array.from({ length: Math.min(CHUNK, PETS - from) }, (_, i) => filterPet(from + i));
-    const added = await pets.addAll(chunk);
+/** Stores the pets in chunks; the seconds it took. */
+async function fill(catalog: PetCatalog, pets: number): Promise<number> {
+  const started = performance.now();
+  for (let from = 0; from < pets; from += CHUNK) {
+    const chunk = Array.from({ length: Math.min(CHUNK, pets - from) }, (_, i) => filterPet(from + i, pets));
+    const added = await catalog.addAll(chunk);
     if (!added.ok) throw new Error(`adding pets failed: ${added.error.message}`);
   }
+  return (performance.now() - started) / 1000;
 }
 
-const middle = petId(BigInt(Math.floor(PETS / 2)));
-
-/** The cases: a name, the query of one page, and how many entries the page holds here. */
+/** The cases: a name and the query of one page. */
 const CASES: ReadonlyArray<readonly [string, InventoryQuery]> = [
   ['no filter (baseline)', {}],
   ['status=pending (1 %)', { statuses: ['pending'] }],
@@ -65,110 +89,85 @@ const CASES: ReadonlyArray<readonly [string, InventoryQuery]> = [
   ['status=pending&maxAvailable=39', { statuses: ['pending'], maxAvailable: 39 }],
 ];
 
-/** Milliseconds of one page of `query`, first from the start, then from the middle of the ids. */
-async function pageMs(inventory: InventoryRepository, query: InventoryQuery): Promise<[number, number, number]> {
-  let count = 0;
+const elapsedMs = (started: bigint): number => Number(process.hrtime.bigint() - started) / 1e6;
+
+/** Milliseconds of one page of `query` from the start, then after `middle`; and the deep page's entries. */
+async function pageMs(inventory: InventoryRepository, query: InventoryQuery, middle: bigint) {
+  let entries = 0;
   const times: number[] = [];
-  for (const after of [undefined, middle]) {
+  for (const after of [undefined, petId(middle)]) {
     const started = process.hrtime.bigint();
-    count = 0;
+    entries = 0;
     for await (const chunk of inventory.list({ ...query, limit: PAGE, ...(after === undefined ? {} : { after }) })) {
-      count += chunk.length;
+      entries += chunk.length;
     }
-    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    times.push(elapsedMs(started));
   }
-  return [times[0] as number, times[1] as number, count];
+  return { first: times[0] as number, deep: times[1] as number, entries };
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
-
-/** Each case's median over ROUNDS rounds, the cases taking turns within a round (the machine is noisy). */
-async function measure(name: string, inventory: InventoryRepository, extra?: () => [number, number]) {
-  const first = new Map<string, number[]>();
-  const deep = new Map<string, number[]>();
-  const counts = new Map<string, number>();
-  const unindexed: number[][] = [[], []];
-  for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [label, query] of CASES) {
-      const [a, b, count] = await pageMs(inventory, query);
-      first.set(label, [...(first.get(label) ?? []), a]);
-      deep.set(label, [...(deep.get(label) ?? []), b]);
-      counts.set(label, count);
+/** Each case over the rounds, the cases taking turns within a round (the machine is noisy). */
+async function measure(
+  store: FilterStore,
+  fillSeconds: number,
+  inventory: InventoryRepository,
+  settings: FiltersSettings,
+  walk?: (after: bigint) => number,
+): Promise<StoreFilters> {
+  const middle = BigInt(Math.floor(settings.pets / 2));
+  const cases: CaseTimes[] = CASES.map(([label]) => ({ label, first: [], deep: [], entries: 0 }));
+  const unindexed = { first: [] as number[], deep: [] as number[] };
+  for (let round = 0; round < settings.rounds; round += 1) {
+    for (const [i, [, query]] of CASES.entries()) {
+      const { first, deep, entries } = await pageMs(inventory, query, middle);
+      const times = cases[i] as CaseTimes;
+      times.first.push(first);
+      times.deep.push(deep);
+      times.entries = entries;
     }
-    if (extra !== undefined) {
-      const [a, b] = extra();
-      unindexed[0]?.push(a);
-      unindexed[1]?.push(b);
+    if (walk !== undefined) {
+      unindexed.first.push(walk(-1n));
+      unindexed.deep.push(walk(middle));
     }
   }
-  const base = [median(first.get(CASES[0]?.[0] as string) ?? []), median(deep.get(CASES[0]?.[0] as string) ?? [])];
-  process.stdout.write(`\n${name}, ${PETS} pets, page of ${PAGE}, median of ${ROUNDS} rounds\n`);
-  process.stdout.write('| filter | first page ms | ratio | page after the middle ms | ratio | entries (deep page) |\n');
-  process.stdout.write('|---|---:|---:|---:|---:|---:|\n');
-  for (const [label] of CASES) {
-    const a = median(first.get(label) ?? []);
-    const b = median(deep.get(label) ?? []);
-    process.stdout.write(
-      `| ${label} | ${a.toFixed(2)} | ${(a / (base[0] as number)).toFixed(2)} | ${b.toFixed(2)} | ${(b / (base[1] as number)).toFixed(2)} | ${counts.get(label)} |\n`,
-    );
-  }
-  if (extra !== undefined) {
-    const a = median(unindexed[0] ?? []);
-    const b = median(unindexed[1] ?? []);
-    process.stdout.write(
-      `| maxAvailable=2 without its index (NOT INDEXED walk) | ${a.toFixed(2)} | ${(a / (base[0] as number)).toFixed(2)} | ${b.toFixed(2)} | ${(b / (base[1] as number)).toFixed(2)} | |\n`,
-    );
-  }
+  return { store, fillSeconds, cases, ...(walk === undefined ? {} : { unindexed }) };
 }
 
-async function sqlite(): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'petstore-filters-'));
+async function sqlite(dir: string, settings: FiltersSettings): Promise<StoreFilters> {
   const path = join(dir, 'filters.db');
+  const storage = openSqliteStorage({ path });
+  const raw = new Database(path, { readonly: true });
   try {
-    const storage = openSqliteStorage({ path });
-    const filled = Date.now();
-    await fill(storage.pets);
-    process.stdout.write(`SQLite: ${PETS} pets stored in ${((Date.now() - filled) / 1000).toFixed(1)} s\n`);
+    const fillSeconds = await fill(storage.pets, settings.pets);
     // The counterfactual: the same low-stock page by a walk of the rows in id order, no index to skip by.
-    const raw = new Database(path, { readonly: true });
     const walk = raw.prepare(
       'SELECT id FROM pets NOT INDEXED WHERE id > ? AND quantity - held <= 2 ORDER BY id LIMIT 101',
     );
-    const timed = (after: bigint): number => {
+    return await measure('SQLite', fillSeconds, storage.inventory, settings, (after) => {
       const started = process.hrtime.bigint();
       walk.all(after);
-      return Number(process.hrtime.bigint() - started) / 1e6;
-    };
-    try {
-      await measure('SQLite', storage.inventory, () => [timed(-1n), timed(BigInt(middle))]);
-    } finally {
-      raw.close();
-      await storage.close();
-    }
+      return elapsedMs(started);
+    });
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    raw.close();
+    await storage.close();
   }
 }
 
-async function postgres(): Promise<void> {
+async function postgres(settings: FiltersSettings): Promise<StoreFilters> {
   const server = await startPostgresServer();
   try {
     const url = await server.createDatabase();
     const storage = await openPostgresStorage({ url });
     try {
-      const filled = Date.now();
-      await fill(storage.pets);
+      const fillSeconds = await fill(storage.pets, settings.pets);
       // What autovacuum does within a minute of a bulk load: the planner's statistics, the expression
       // index's included, by which it tells a bound few pets are under from one most are.
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       await client.query('ANALYZE pets');
       await client.end();
-      process.stdout.write(`PostgreSQL: ${PETS} pets stored in ${((Date.now() - filled) / 1000).toFixed(1)} s\n`);
-      await measure('PostgreSQL', storage.inventory);
+      return await measure('PostgreSQL', fillSeconds, storage.inventory, settings);
     } finally {
       await storage.close();
     }
@@ -178,12 +177,80 @@ async function postgres(): Promise<void> {
 }
 
 /** Memory filters by a walk of the ids (see MemoryInventoryRepository.list): no index to skip by. */
-async function memory(): Promise<void> {
+async function memory(settings: FiltersSettings): Promise<StoreFilters> {
   const store = createMemoryAdapters(systemClock);
-  await fill(store.pets);
-  await measure('memory', store.inventory);
+  return measure('memory', await fill(store.pets, settings.pets), store.inventory, settings);
 }
 
-if (storesArg === 'memory') await memory();
-if (storesArg === 'sqlite' || storesArg === 'both') await sqlite();
-if (storesArg === 'postgres' || storesArg === 'both') await postgres();
+/** Every store of `settings`, one after the other, each filled afresh. */
+export async function runFiltersSuite(
+  dir: string,
+  settings: FiltersSettings,
+  progress: (line: string) => void,
+): Promise<FiltersResult> {
+  const result: FiltersResult = [];
+  for (const store of settings.stores) {
+    const measured =
+      store === 'SQLite'
+        ? await sqlite(dir, settings)
+        : store === 'PostgreSQL'
+          ? await postgres(settings)
+          : await memory(settings);
+    progress(`  ${store}: ${count(settings.pets)} pets stored in ${measured.fillSeconds.toFixed(1)} s, measured`);
+    result.push(measured);
+  }
+  return result;
+}
+
+/** One store's table: each case's medians, and its ratio to the unfiltered page of the same rounds. */
+function storeTable(measured: StoreFilters): string {
+  const base = measured.cases[0] as CaseTimes;
+  const [baseFirst, baseDeep] = [median(base.first), median(base.deep)];
+  const row = (label: string, first: readonly number[], deep: readonly number[], entries: string) => [
+    label,
+    median(first).toFixed(2),
+    ratio(median(first) / baseFirst),
+    median(deep).toFixed(2),
+    ratio(median(deep) / baseDeep),
+    entries,
+  ];
+  const { unindexed } = measured;
+  return table(
+    ['filter', 'first page ms', 'ratio', 'page after the middle ms', 'ratio', 'entries (page after the middle)'],
+    [
+      ...measured.cases.map((c) => row(c.label, c.first, c.deep, count(c.entries))),
+      ...(unindexed === undefined
+        ? []
+        : [row('maxAvailable=2 by a walk of the ids alone (`NOT INDEXED`)', unindexed.first, unindexed.deep, '')]),
+    ],
+  );
+}
+
+/** The list filters' section of bench/README.md. */
+export function filtersSection(result: FiltersResult, settings: FiltersSettings): string {
+  return [
+    `## List filters at ${count(settings.pets)} pets`,
+    '',
+    '```sh',
+    'npm run bench -- --only=filters            # this section alone, printed (1,000,000 pets, 10 rounds)',
+    'npm run bench -- --quick --only=filters    # 100,000 pets, 3 rounds',
+    '```',
+    '',
+    'In process, through `InventoryRepository.list` as the HTTP adapter calls it: one page of 100 from the',
+    'first pet, and one after the middle of the ids, each filter beside an unfiltered page of the same store',
+    `measured in the same rounds (the baseline, ratio 1.00); medians of ${settings.rounds} rounds, the cases taking`,
+    'turns within a round. The pets: 20 to 99 on hand; every hundredth pending, every thousandth sold; every',
+    "10,000th has 0 to 2 on hand; in the first half of the ids every tenth has 30 to 39. PostgreSQL's table is",
+    'analyzed after the fill, as autovacuum does within a minute of a bulk load. The walk row is SQLite reading',
+    'the low-stock page without its index.',
+    '',
+    ...result.flatMap((measured) => [
+      `${measured.store} (${count(settings.pets)} pets stored in ${measured.fillSeconds.toFixed(1)} s):`,
+      '',
+      storeTable(measured),
+      '',
+    ]),
+  ]
+    .join('\n')
+    .trimEnd();
+}

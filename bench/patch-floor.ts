@@ -1,39 +1,25 @@
 /**
- * Where a PATCH's server CPU goes, in three layers measured in the same rounds: bare Koa (the HTTP
- * section's baseline, reading and parsing the same body), bare Koa with the store's durable write
- * (bench/store-write-server.ts: the SQLite storage as the service opens it, writer thread and group
- * commit with synchronous FULL; again with NORMAL, which skips the fsync of each commit, to show what
- * durability costs) and the service (built afresh, SQLite, in-process limiter, access log
- * and metrics on, as the HTTP section). The loads alternate, the order turning each round, so that
- * the machine's other work weighs on the three alike; each figure is a median over the rounds. CPU
- * is read per thread from /proc (Linux only): the event loop, the busiest other thread (the writer
- * thread, where there is one) and the rest (V8's and libuv's helpers).
+ * The floors PATCH is judged against (issues 18 and 21): where a PATCH's server CPU goes, in layers
+ * measured in the same rounds: bare Koa (the HTTP section's baseline, reading and parsing the same body),
+ * bare Koa with the store's durable write (bench/store-write-server.ts: the SQLite storage as the service
+ * opens it, writer thread and group commit with synchronous FULL; again with NORMAL, which skips the
+ * fsync of each commit, to show what durability costs) and the service (SQLite, in-process limiter,
+ * access log and metrics on, as the HTTP section). The loads alternate, the order turning each round, so
+ * that the machine's other work weighs on them alike; each figure is a median over the rounds. CPU is
+ * read per thread from /proc (Linux only): the event loop, the busiest other thread (the writer thread,
+ * where there is one) and the rest (V8's and libuv's helpers).
  *
- * The "ratio" is the issue's: bare Koa's CPU a request over the server's, 1 for bare Koa itself.
- *
- * Earlier builds of the service named after the rounds and seconds join the comparison, each on a
- * database its own code prepared: this is how a change to the write path is checked against a release
- * in one run (1.1 is c4ed583):
- *
- *   mkdir /tmp/v11 && git archive c4ed583 | tar -x -C /tmp/v11
- *   ln -s "$PWD/node_modules" /tmp/v11/node_modules && (cd /tmp/v11 && npx tsc -p tsconfig.build.json)
- *   node --import tsx bench/patch-floor.ts 9 3 /tmp/v11/dist
- *
- * Usage: node --import tsx bench/patch-floor.ts [rounds=9] [seconds=3] [dist folder ...]
+ * With `--against=<dist folder>`, the service of that earlier build joins the rounds, on a database its
+ * own code prepared: how a change to the write path is checked against a release in one run.
+ * Run alone with `npm run bench -- --only=floors` (or `-- --quick --only=floors`, one short round).
+ * PostgreSQL's floor (pgbench) runs in every round of the postgres suite.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { LoadSettings } from './http.js';
 import { LIST_PETS, patchRequests } from './http.js';
 import { runLoad } from './load.js';
-import {
-  buildService,
-  cleanEnv,
-  prepareEarlierPetstore,
-  preparePetstore,
-  startBaseline,
-  startService,
-} from './petstore.js';
+import { cleanEnv, prepareEarlierPetstore, preparePetstore, startBaseline, startService } from './petstore.js';
 import {
   type ServerProcess,
   startServer,
@@ -42,11 +28,22 @@ import {
   threadSplit,
   ticksByThread,
 } from './server-process.js';
-import { median, table } from './stats.js';
+import { median, ratio, table } from './stats.js';
 
-const [roundsArg, secondsArg, ...earlier] = process.argv.slice(2);
-const rounds = Number(roundsArg ?? '9');
-const seconds = Number(secondsArg ?? '3');
+export type FloorsSettings = LoadSettings;
+
+/** Server CPU µs a request, by thread, and all threads together. */
+interface Split extends ThreadSplit {
+  readonly all: number;
+}
+
+export interface FloorSide {
+  readonly name: string;
+  readonly splits: Split[];
+}
+
+/** The sides in the order measured, bare Koa first: the baseline. */
+export type FloorsResult = FloorSide[];
 
 /** A server of the comparison, and the headers its requests carry. */
 interface Side {
@@ -55,94 +52,115 @@ interface Side {
   readonly server: ServerProcess;
 }
 
-interface Split extends ThreadSplit {
-  readonly all: number;
-}
+const requests = () => patchRequests(LIST_PETS, 50);
 
 /** One load on `server`, with its CPU µs a request, split by thread. */
-async function measure(server: ServerProcess, headers: Readonly<Record<string, string>>): Promise<Split> {
-  const before = ticksByThread(server.pid);
-  const run = await runLoad(server, patchRequests(LIST_PETS, 50), headers, seconds);
-  const split = threadSplit(server.pid, before, ticksByThread(server.pid), run.requests);
+async function measure(side: Side, seconds: number): Promise<Split> {
+  const before = ticksByThread(side.server.pid);
+  const run = await runLoad(side.server, requests(), side.headers, seconds);
+  const split = threadSplit(side.server.pid, before, ticksByThread(side.server.pid), run.requests);
   return { ...split, all: split.loop + split.busiestOther + split.rest };
 }
 
-buildService();
-const dir = await mkdtemp(join(tmpdir(), 'petstore-patch-floor-'));
-const servers: ServerProcess[] = [];
-try {
-  const serviceDb = join(dir, 'service.db');
-  const storeDb = join(dir, 'store.db');
+async function startSides(dir: string, against: string | undefined, servers: ServerProcess[]): Promise<Side[]> {
+  const serviceDb = join(dir, 'floors-service.db');
   const key = await preparePetstore(serviceDb, LIST_PETS);
-  const normalDb = join(dir, 'normal.db');
-  await preparePetstore(storeDb, LIST_PETS);
-  await preparePetstore(normalDb, LIST_PETS);
-  await writeFile(join(dir, 'body.json'), '{"items":[]}');
-  const storeWrite = (name: string, db: string, synchronous: 'FULL' | 'NORMAL'): Promise<ServerProcess> =>
-    startServer(
-      name,
-      ['--import', 'tsx', join(import.meta.dirname, 'store-write-server.ts'), db, synchronous],
-      cleanEnv(),
-      join(dir, `${name}.log`),
+  await writeFile(join(dir, 'floors-body.json'), '{"items":[]}');
+  const started = (server: ServerProcess): ServerProcess => {
+    servers.push(server);
+    return server;
+  };
+  const storeWrite = async (name: string, synchronous: 'FULL' | 'NORMAL'): Promise<ServerProcess> => {
+    const db = join(dir, `floors-${name}.db`);
+    await preparePetstore(db, LIST_PETS);
+    const script = join(import.meta.dirname, 'store-write-server.ts');
+    return started(
+      await startServer(name, ['--import', 'tsx', script, db, synchronous], cleanEnv(), join(dir, `${name}.log`)),
     );
+  };
   const sides: Side[] = [
     {
       name: 'bare Koa',
       headers: {},
-      server: await startBaseline('baseline', join(dir, 'body.json'), join(dir, 'b.log')),
+      server: started(await startBaseline('baseline', join(dir, 'floors-body.json'), join(dir, 'floors-b.log'))),
     },
-    {
-      name: 'bare Koa + the store write',
-      headers: {},
-      server: await storeWrite('store-write', storeDb, 'FULL'),
-    },
+    { name: 'bare Koa + the store write', headers: {}, server: await storeWrite('store-write', 'FULL') },
     {
       name: 'the same, synchronous NORMAL (no fsync a commit)',
       headers: {},
-      server: await storeWrite('store-write-normal', normalDb, 'NORMAL'),
+      server: await storeWrite('store-write-normal', 'NORMAL'),
     },
     {
       name: 'service (in-process limiter)',
       headers: { authorization: `Bearer ${key}` },
-      server: await startService('service', { db: serviceDb }, join(dir, 'service.log')),
+      server: started(await startService('service', { db: serviceDb }, join(dir, 'floors-service.log'))),
     },
   ];
-  servers.push(...sides.map((side) => side.server));
-  for (const [i, dist] of earlier.entries()) {
-    const db = join(dir, `earlier-${i}.db`);
-    const key = prepareEarlierPetstore(dist, db, LIST_PETS);
-    const server = await startService(`earlier-${i}`, { db, dist }, join(dir, `earlier-${i}.log`));
-    servers.push(server);
-    sides.push({ name: `service of ${dist}`, headers: { authorization: `Bearer ${key}` }, server });
+  if (against !== undefined) {
+    const db = join(dir, 'floors-earlier.db');
+    const earlierKey = prepareEarlierPetstore(against, db, LIST_PETS);
+    const server = started(await startService('earlier', { db, dist: against }, join(dir, 'floors-earlier.log')));
+    sides.push({ name: `service of ${against}`, headers: { authorization: `Bearer ${earlierKey}` }, server });
   }
-  for (const side of sides) await runLoad(side.server, patchRequests(LIST_PETS, 50), side.headers, 3);
-  const splits = sides.map(() => [] as Split[]);
-  for (let round = 0; round < rounds; round += 1) {
-    for (let k = 0; k < sides.length; k += 1) {
-      const i = (round + k) % sides.length;
-      const side = sides[i];
-      if (side !== undefined) splits[i]?.push(await measure(side.server, side.headers));
+  return sides;
+}
+
+/** Every side warmed up, then measured in rounds, the order turning each round. */
+export async function runFloorsSuite(
+  dir: string,
+  settings: FloorsSettings,
+  against: string | undefined,
+  progress: (line: string) => void,
+): Promise<FloorsResult> {
+  const servers: ServerProcess[] = [];
+  try {
+    const sides = await startSides(dir, against, servers);
+    for (const side of sides) await runLoad(side.server, requests(), side.headers, settings.warmupSeconds);
+    const result: FloorsResult = sides.map((side) => ({ name: side.name, splits: [] }));
+    for (let round = 0; round < settings.rounds; round += 1) {
+      for (let k = 0; k < sides.length; k += 1) {
+        const i = (round + k) % sides.length;
+        result[i]?.splits.push(await measure(sides[i] as Side, settings.seconds));
+      }
+      progress(`  round ${round + 1}: ${result.map((s) => s.splits.at(-1)?.all.toFixed(0)).join(' / ')} µs a PATCH`);
     }
+    return result;
+  } finally {
+    await stopAll(servers);
   }
-  const baseline = median((splits[0] ?? []).map((s) => s.all));
+}
+
+/** The floors' section of bench/README.md. */
+export function floorsSection(result: FloorsResult, settings: FloorsSettings): string {
+  const baseline = median((result[0]?.splits ?? []).map((s) => s.all));
   const f0 = (x: number): string => x.toFixed(0);
-  const rows = sides.map((side, i) => {
-    const mine = splits[i] ?? [];
-    const of = (pick: (s: Split) => number): number => median(mine.map(pick));
+  const rows = result.map((side) => {
+    const of = (pick: (s: Split) => number): number => median(side.splits.map(pick));
     return [
       side.name,
       f0(of((s) => s.all)),
       f0(of((s) => s.loop)),
       f0(of((s) => s.busiestOther)),
       f0(of((s) => s.rest)),
-      (baseline / of((s) => s.all)).toFixed(2),
+      ratio(baseline / of((s) => s.all)),
     ];
   });
-  process.stdout.write(
-    `PATCH /v1/inventory/{petId}, ${rounds} rounds of ${seconds} s each, server CPU µs a request (medians):\n` +
-      `${table(['server', 'all threads', 'event loop', 'busiest other thread', 'other threads', 'ratio'], rows)}\n`,
-  );
-} finally {
-  await stopAll(servers);
-  await rm(dir, { recursive: true, force: true });
+  return [
+    '## Floors: where the CPU of a PATCH goes, layer by layer',
+    '',
+    '```sh',
+    'npm run bench -- --only=floors                           # this section alone, printed',
+    'npm run bench -- --only=floors --against=<earlier dist>  # with the service of an earlier build',
+    'npm run bench -- --quick --only=floors                   # one short round',
+    '```',
+    '',
+    `PATCH /v1/inventory/{petId}, ${settings.rounds} round(s) of ${settings.seconds} s on each server, the order`,
+    'turning each round; server CPU µs a request, medians. "Ratio" is bare Koa\'s CPU a request over the',
+    "server's (1.00 for bare Koa itself). The store write is bare Koa with the SQLite storage's durable write",
+    '(`bench/store-write-server.ts`: writer thread, group commit), synchronous FULL as the service runs it,',
+    "then NORMAL; what the service adds over it is everything else it does. PostgreSQL's floor (pgbench) is",
+    'in the PostgreSQL section.',
+    '',
+    table(['server', 'all threads', 'event loop', 'busiest other thread', 'other threads', 'ratio'], rows),
+  ].join('\n');
 }

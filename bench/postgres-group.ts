@@ -1,7 +1,7 @@
 /**
  * The writes of the postgres suite against their baselines, in one run: PostgreSQL's own floor for a
  * write (pgbench), PATCH over PostgreSQL through HTTP on 100 pets and on one hot pet, the same on an
- * earlier build (BENCH_EARLIER_DIST, a folder with an earlier commit's build: "before"), and two
+ * earlier build (`npm run bench -- --only=postgres --against=<dist>`, a folder with an earlier commit's build: "before"), and two
  * instances over one PostgreSQL behind deploy/'s nginx; and GET /v1/inventory on this build and the earlier one. Each round runs every one of them in turn, and
  * reads PostgreSQL's CPU (its server's processes, /proc) and the service's around each run.
  */
@@ -48,9 +48,9 @@ export async function runGroupCommitLoads(
   key: string,
   prepare: (url: string) => Promise<void>,
   settings: { readonly seconds: number; readonly rounds: number; readonly warmupSeconds: number },
+  earlier: string | undefined,
   progress: (line: string) => void,
 ): Promise<GroupCommitResult> {
-  const earlier = process.env.BENCH_EARLIER_DIST;
   const servers: ServerProcess[] = [];
   const probe = await connect(await postgres.createDatabase());
   const nginxes: { stop(): Promise<void> }[] = [];

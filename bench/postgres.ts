@@ -100,6 +100,7 @@ export async function runPostgresSuite(
   dir: string,
   commit: string,
   settings: PostgresSettings,
+  earlier: string | undefined,
   progress: (line: string) => void,
 ): Promise<PostgresResult> {
   const servers: ServerProcess[] = [];
@@ -148,6 +149,7 @@ export async function runPostgresSuite(
       key,
       (url) => preparePostgres(url, key, LIST_PETS),
       settings,
+      earlier,
       progress,
     );
     const list = await measureList(dir, await postgres.createDatabase(), key, settings.listPets, progress);
@@ -283,7 +285,7 @@ function writesSection(result: PostgresResult): string[] {
     `Each round runs, in turn: the floor (${FLOOR}, as \`bench/postgres-floor-write.ts\` describes), PATCH`,
     'through HTTP on a service of this build over PostgreSQL (100 pets; then one hot pet, all 50',
     'connections writing pet 1), the same on the build before group commit' +
-      (writes.earlier === undefined ? ' (not run: BENCH_EARLIER_DIST unset)' : ` (\`${writes.earlier}\`)`) +
+      (writes.earlier === undefined ? ' (not run: no `--against=<dist>`)' : ` (\`${writes.earlier}\`)`) +
       ', and two',
     "instances of this build over one PostgreSQL behind deploy/'s nginx; then GET /v1/inventory on each build.",
     'PostgreSQL takes a CHECKPOINT between runs, outside every measurement. Every service has a database of its',

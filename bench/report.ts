@@ -2,9 +2,12 @@ import { type CliResult, cliSection } from './cli.js';
 import { type ConsoleResult, consoleSection } from './console-load.js';
 import { earlierSection, readEarlierRun } from './earlier.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
+import { type LibraryResult, librarySection } from './library.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
+import { type FiltersResult, filtersSection } from './list-filters.js';
 import { loadAverages, type Machine } from './machine.js';
 import { type MetricsResult, metricsSection } from './metrics.js';
+import { type FloorsResult, floorsSection } from './patch-floor.js';
 import { type PostgresResult, postgresSection } from './postgres.js';
 import { type ProfileRun, profileSection } from './profile.js';
 import { PEAK_RSS_TARGET_BYTES, type ScaleResult, scaleSection, TTLB_TARGET, ttlbRatio } from './scale.js';
@@ -27,6 +30,12 @@ export interface BenchResults {
   readonly postgres?: PostgresResult;
   /** Absent from the records of runs before the suite existed. */
   readonly console?: ConsoleResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly library?: LibraryResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly filters?: FiltersResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly floors?: FloorsResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -158,9 +167,10 @@ export function readme(input: BenchRecord, notes: string): string {
     '',
     '```sh',
     'npm install',
-    'npm run bench              # everything below, then rewrites this file (about ten minutes)',
+    'npm run bench              # everything below, then rewrites this file (about fifteen minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres), printed only',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters, floors), printed only',
+    'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds (postgres, library, floors)',
     'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
@@ -198,5 +208,14 @@ export function readme(input: BenchRecord, notes: string): string {
     ...(results.console === undefined || settings.console === undefined
       ? []
       : [consoleSection(results.console, settings.console), '']),
+    ...(results.library === undefined || settings.library === undefined
+      ? []
+      : [librarySection(results.library, settings.library), '']),
+    ...(results.filters === undefined || settings.filters === undefined
+      ? []
+      : [filtersSection(results.filters, settings.filters), '']),
+    ...(results.floors === undefined || settings.floors === undefined
+      ? []
+      : [floorsSection(results.floors, settings.floors), '']),
   ].join('\n');
 }

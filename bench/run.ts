@@ -1,27 +1,33 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
  * Usage: npm run bench [-- --quick] [-- --write]
- *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console [--merge]] [-- --render]
+ *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library,filters,floors [--merge]]
+ *   [-- --against=<dist folder>] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
  * - --write: with --quick, rewrite both files all the same;
  * - --only: the suites named, printed only (the files are written whole or not at all);
  * - --merge: with --only, the suites' figures and settings replace theirs in bench/results.json, the rest
  *   are kept, and bench/README.md is written again (a section says when its figures were measured);
+ * - --against: an earlier build (its dist/ folder, built, its node_modules beside it) joins the suites
+ *   that compare builds (postgres, library, floors), as their baseline;
  * - --render: measure nothing; write bench/README.md again from bench/results.json and bench/notes.md.
  */
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startRedisServer } from '../support/redis-server.js';
 import { cliSection, runCliSuite } from './cli.js';
 import { consoleSection, runConsoleSuite } from './console-load.js';
 import { httpSection, runHttpSuite } from './http.js';
 import { formatJson } from './json-file.js';
+import { librarySection, runLibrarySuite } from './library.js';
 import { limiterSection, runLimiterSuite } from './limiter.js';
+import { filtersSection, runFiltersSuite } from './list-filters.js';
 import { describeMachine, loadAverages, type Machine } from './machine.js';
 import { metricsSection, runMetricsSuite } from './metrics.js';
+import { floorsSection, runFloorsSuite } from './patch-floor.js';
 import { buildService } from './petstore.js';
 import { postgresSection, runPostgresSuite } from './postgres.js';
 import { profileSection, runProfileSuite } from './profile.js';
@@ -33,8 +39,7 @@ import { runSqliteSuite, sqliteSection } from './sqlite.js';
 const README = join(import.meta.dirname, 'README.md');
 const NOTES = join(import.meta.dirname, 'notes.md');
 const RESULTS = join(import.meta.dirname, 'results.json');
-const USAGE =
-  'usage: npm run bench [-- --quick] [-- --write] [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console [--merge]] [-- --render]';
+const USAGE = `usage: npm run bench [-- --quick] [-- --write] [-- --only=${SUITES.join(',')} [--merge]] [-- --against=<dist folder>] [-- --render]`;
 
 interface Options {
   readonly render: boolean;
@@ -42,6 +47,8 @@ interface Options {
   readonly write: boolean;
   readonly merge: boolean;
   readonly suites: readonly Suite[];
+  /** The dist/ folder of an earlier build, for the suites that compare builds. */
+  readonly against: string | undefined;
 }
 
 const isSuite = (name: string): name is Suite => (SUITES as readonly string[]).includes(name);
@@ -52,11 +59,13 @@ function parseOptions(argv: readonly string[]): Options {
   let write = false;
   let merge = false;
   let only: Suite[] | undefined;
+  let against: string | undefined;
   for (const arg of argv) {
     if (arg === '--render') render = true;
     else if (arg === '--quick') quick = true;
     else if (arg === '--write') write = true;
     else if (arg === '--merge') merge = true;
+    else if (arg.startsWith('--against=')) against = resolve(arg.slice('--against='.length));
     else if (arg.startsWith('--only=')) {
       const names = arg.slice('--only='.length).split(',');
       const unknown = names.filter((n) => !isSuite(n));
@@ -68,7 +77,7 @@ function parseOptions(argv: readonly string[]): Options {
   if (write && only !== undefined) throw new Error('--write needs every suite: the files are written whole');
   if (render && argv.length > 1) throw new Error(`--render takes no other option; ${USAGE}`);
   if (merge && (only === undefined || quick)) throw new Error('--merge needs --only, and full rounds');
-  return { render, quick, write: only === undefined && (write || !quick), merge, suites };
+  return { render, quick, write: only === undefined && (write || !quick), merge, suites, against };
 }
 
 const log = (line: string): void => {
@@ -77,15 +86,21 @@ const log = (line: string): void => {
 
 type Results = { -readonly [S in Suite]?: BenchResults[S] };
 
+/** A suite's settings that older records may lack, which FULL and QUICK always hold. */
+function entry<S extends Suite>(settings: BenchSettings, suite: S): NonNullable<BenchSettings[S]> {
+  const value = settings[suite];
+  if (value === undefined) throw new Error(`the settings have no ${suite} entry`);
+  return value as NonNullable<BenchSettings[S]>;
+}
+
 /** Runs one suite into `results` and returns its section of the README. */
 async function runSuite(
   suite: Suite,
   settings: BenchSettings,
-  dir: string,
-  redisUrl: string,
+  run: { readonly dir: string; readonly redisUrl: string; readonly machine: Machine; readonly against?: string },
   results: Results,
-  machine: Machine,
 ) {
+  const { dir, redisUrl, machine, against } = run;
   switch (suite) {
     case 'http':
       results.http = await runHttpSuite(dir, redisUrl, settings.http, log);
@@ -109,16 +124,29 @@ async function runSuite(
       results.cli = await runCliSuite(dir, settings.cli, log);
       return cliSection(results.cli);
     case 'postgres': {
-      const load = settings.postgres;
-      if (load === undefined) throw new Error('the settings have no postgres entry');
-      results.postgres = await runPostgresSuite(dir, machine.commit, load, log);
+      const load = entry(settings, 'postgres');
+      results.postgres = await runPostgresSuite(dir, machine.commit, load, against, log);
       return postgresSection(results.postgres, load);
     }
     case 'console': {
-      const visits = settings.console;
-      if (visits === undefined) throw new Error('the settings have no console entry');
+      const visits = entry(settings, 'console');
       results.console = await runConsoleSuite(dir, visits, log);
       return consoleSection(results.console, visits);
+    }
+    case 'library': {
+      const library = entry(settings, 'library');
+      results.library = runLibrarySuite(library, against, log);
+      return librarySection(results.library, library);
+    }
+    case 'filters': {
+      const filters = entry(settings, 'filters');
+      results.filters = await runFiltersSuite(dir, filters, log);
+      return filtersSection(results.filters, filters);
+    }
+    case 'floors': {
+      const floors = entry(settings, 'floors');
+      results.floors = await runFloorsSuite(dir, floors, against, log);
+      return floorsSection(results.floors, floors);
     }
   }
 }
@@ -134,7 +162,8 @@ async function runSuites(
   for (const suite of options.suites) {
     const started = performance.now();
     log(`\n== ${suite} ==`);
-    const markdown = await runSuite(suite, settings, dir, redisUrl, results, machine);
+    const run = { dir, redisUrl, machine, ...(options.against === undefined ? {} : { against: options.against }) };
+    const markdown = await runSuite(suite, settings, run, results);
     log(`\n${markdown}\n\n(${suite}: ${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
   return results;
