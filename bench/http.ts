@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startRedisCluster } from '../support/redis-cluster.js';
 import { CONNECTIONS, type LoadRequest, type LoadRun, runLoad } from './load.js';
-import { preparePetstore, START_FLAGS, startBaseline, startService } from './petstore.js';
+import { prepareEarlierPetstore, preparePetstore, START_FLAGS, startBaseline, startService } from './petstore.js';
 import { type ServerProcess, stopAll } from './server-process.js';
 import { count, median, ms, ratio, runs, table } from './stats.js';
 
@@ -49,6 +49,8 @@ export function batchRequests(): LoadRequest[] {
 export interface PairRound {
   readonly baseline: LoadRun;
   readonly service: LoadRun;
+  /** With `--against`: the earlier build's service, right after, under the same load (in-process limiter only). */
+  readonly earlier?: LoadRun;
 }
 
 export interface Scenario {
@@ -96,6 +98,8 @@ interface Pair {
   readonly scenario: Scenario;
   readonly service: ServerProcess;
   readonly requests: readonly LoadRequest[];
+  /** The earlier build's service of `--against`, with its own key, measured after `service` in each round. */
+  readonly earlier?: { readonly server: ServerProcess; readonly key: string };
 }
 
 /**
@@ -110,18 +114,28 @@ export async function runPairs(
   progress: (line: string) => void,
 ): Promise<void> {
   const headers = { authorization: `Bearer ${key}` };
+  const earlierHeaders = (earlier: NonNullable<Pair['earlier']>) => ({ authorization: `Bearer ${earlier.key}` });
   for (const pair of pairs) {
     await runLoad(baseline, pair.requests, headers, settings.warmupSeconds);
     await runLoad(pair.service, pair.requests, headers, settings.warmupSeconds);
+    if (pair.earlier !== undefined)
+      await runLoad(pair.earlier.server, pair.requests, earlierHeaders(pair.earlier), settings.warmupSeconds);
   }
   for (let round = 1; round <= settings.rounds; round += 1) {
-    for (const { scenario, service, requests } of pairs) {
+    for (const { scenario, service, requests, earlier } of pairs) {
       const base = await runLoad(baseline, requests, headers, settings.seconds);
       const ours = await runLoad(service, requests, headers, settings.seconds);
-      scenario.rounds.push({ baseline: base, service: ours });
+      const then =
+        earlier === undefined
+          ? undefined
+          : await runLoad(earlier.server, requests, earlierHeaders(earlier), settings.seconds);
+      scenario.rounds.push({ baseline: base, service: ours, ...(then === undefined ? {} : { earlier: then }) });
       progress(
         `  round ${round}: ${scenario.request}, ${scenario.limiter} limiter: ${count(ours.rps)} req/s, ` +
-          `baseline ${count(base.rps)} req/s, ratio ${ratio(ours.rps / base.rps)}`,
+          `baseline ${count(base.rps)} req/s, ratio ${ratio(ours.rps / base.rps)}` +
+          (then === undefined
+            ? ''
+            : `; earlier build ${count(then.rps)} req/s, now / earlier ${ratio(ours.rps / then.rps)}`),
       );
     }
   }
@@ -136,12 +150,14 @@ export async function runHttpSuite(
   dir: string,
   redisUrl: string,
   settings: LoadSettings,
+  against: string | undefined,
   progress: (line: string) => void,
 ): Promise<Scenario[]> {
   const logs = {
     memory: join(dir, 'service-in-process.log'),
     redis: join(dir, 'service-redis.log'),
     cluster: join(dir, 'service-redis-cluster.log'),
+    earlier: join(dir, 'service-earlier.log'),
   };
   const servers: ServerProcess[] = [];
   const redisCluster = await startRedisCluster();
@@ -184,13 +200,34 @@ export async function runHttpSuite(
       ...(target === undefined ? {} : { target }),
       rounds: [],
     });
+    // With --against, the earlier build's service (in-process limiter, on a database its own code
+    // prepared) joins the in-process pairs: the same load right after this build's, in each round.
+    let earlier: Pair['earlier'];
+    if (against !== undefined) {
+      const db = join(dir, 'http-earlier.db');
+      const earlierKey = prepareEarlierPetstore(against, db, LIST_PETS);
+      const server = await startService(`service of ${against}`, { db, dist: against }, logs.earlier);
+      servers.push(server);
+      earlier = { server, key: earlierKey };
+    }
+    const inProcess = earlier === undefined ? {} : { earlier };
     const patches = patchRequests(LIST_PETS, LIST_PETS);
     const adjustments = adjustmentRequests(LIST_PETS, LIST_PETS);
     const batches = batchRequests();
     const pairs: Pair[] = [
-      { scenario: make('GET /v1/inventory', 'in-process', 0.8), service: memory, requests: LIST_REQUESTS },
+      {
+        scenario: make('GET /v1/inventory', 'in-process', 0.8),
+        service: memory,
+        requests: LIST_REQUESTS,
+        ...inProcess,
+      },
       { scenario: make('GET /v1/inventory', 'Redis', 0.6), service: redis, requests: LIST_REQUESTS },
-      { scenario: make('PATCH /v1/inventory/{petId}', 'in-process', 0.7), service: memory, requests: patches },
+      {
+        scenario: make('PATCH /v1/inventory/{petId}', 'in-process', 0.7),
+        service: memory,
+        requests: patches,
+        ...inProcess,
+      },
       { scenario: make('PATCH /v1/inventory/{petId}', 'Redis', 0.6), service: redis, requests: patches },
       // Held to the one-server target: a cluster is there for capacity, not to cost more a request.
       { scenario: make('GET /v1/inventory', 'Redis Cluster', 0.6), service: cluster, requests: LIST_REQUESTS },
@@ -199,9 +236,15 @@ export async function runHttpSuite(
         scenario: make('POST /v1/inventory/{petId}/adjustments', 'in-process'),
         service: memory,
         requests: adjustments,
+        ...inProcess,
       },
       { scenario: make('POST /v1/inventory/{petId}/adjustments', 'Redis'), service: redis, requests: adjustments },
-      { scenario: make('POST /v1/inventory/batch (100 entries)', 'in-process'), service: memory, requests: batches },
+      {
+        scenario: make('POST /v1/inventory/batch (100 entries)', 'in-process'),
+        service: memory,
+        requests: batches,
+        ...inProcess,
+      },
       { scenario: make('POST /v1/inventory/batch (100 entries)', 'Redis'), service: redis, requests: batches },
     ];
     await runPairs(pairs, baseline, key, settings, progress);
@@ -315,5 +358,50 @@ export function httpSection(scenarios: readonly Scenario[], settings: LoadSettin
     `  ${P99_OVER_BASELINE} times the baseline's is in bold; the latency section and the notes say why.`,
     '',
     scenarioTable(scenarios),
+    ...againstLines(scenarios),
   ].join('\n');
+}
+
+/**
+ * With `--against`: this build's service beside the earlier build's, each round's ratio taken within the
+ * round (the two runs seconds apart), and the CPU each spent a request; nothing without it.
+ */
+function againstLines(scenarios: readonly Scenario[]): string[] {
+  const compared = scenarios.filter((s) => s.rounds.some((r) => r.earlier !== undefined));
+  if (compared.length === 0) return [];
+  const rows = compared.map((s) => {
+    const rounds = s.rounds.flatMap((r) => (r.earlier === undefined ? [] : [{ now: r.service, before: r.earlier }]));
+    const cpu = (pick: (r: (typeof rounds)[number]) => LoadRun) => {
+      const values = rounds.map((r) => pick(r).cpuUsPerRequest).filter((v): v is number => v !== undefined);
+      return values.length === 0 ? 'n/a' : median(values).toFixed(0);
+    };
+    return [
+      s.request,
+      s.limiter,
+      `${count(median(rounds.map((r) => r.now.rps)))} / ${count(median(rounds.map((r) => r.before.rps)))}`,
+      `**${ratio(median(rounds.map((r) => r.now.rps / r.before.rps)))}**`,
+      runs(
+        rounds.map((r) => r.now.rps / r.before.rps),
+        ratio,
+      ),
+      `${cpu((r) => r.now)} / ${cpu((r) => r.before)}`,
+    ];
+  });
+  return [
+    '',
+    'Against an earlier build (`--against`): its service, in-process limiter, on a database its own code',
+    "prepared, measured right after this build's in each round under the same load.",
+    '',
+    table(
+      [
+        'request',
+        'limiter',
+        'req/s (now / earlier)',
+        'ratio',
+        'ratio in each round',
+        'server CPU µs a request (now / earlier)',
+      ],
+      rows,
+    ),
+  ];
 }

@@ -10,7 +10,7 @@
  * - --merge: with --only, the suites' figures and settings replace theirs in bench/results.json, the rest
  *   are kept, and bench/README.md is written again (a section says when its figures were measured);
  * - --against: an earlier build (its dist/ folder, built, its node_modules beside it) joins the suites
- *   that compare builds (postgres, library, floors), as their baseline;
+ *   that compare builds (http: its in-process pairs; postgres, library, floors), as their baseline;
  * - --render: measure nothing; write bench/README.md again from bench/results.json and bench/notes.md.
  */
 import { rmSync } from 'node:fs';
@@ -103,7 +103,7 @@ async function runSuite(
   const { dir, redisUrl, machine, against } = run;
   switch (suite) {
     case 'http':
-      results.http = await runHttpSuite(dir, redisUrl, settings.http, log);
+      results.http = await runHttpSuite(dir, redisUrl, settings.http, against, log);
       return httpSection(results.http, settings.http);
     case 'limiter':
       results.limiter = await runLimiterSuite(redisUrl, settings.limiter, log);
