@@ -34,7 +34,9 @@ export interface RunningService {
   readonly url: string;
   /**
    * Stops taking connections, answers every request in flight (up to the drain timeout), stops the
-   * background work, closes the stores and writes out the log; `reason` goes into the log.
+   * background work, closes the stores and writes out the log; `reason` goes into the log. Every part
+   * is stopped even when one fails; then it rejects with an AggregateError naming those that did not
+   * stop cleanly. Calling it again answers the same promise.
    */
   stop(reason: string): Promise<void>;
 }
