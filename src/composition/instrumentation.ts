@@ -57,9 +57,15 @@ export const instrumentationModule = (metrics: ServiceMetrics | undefined, traci
     bindPart(
       options,
       TRACING,
-      [],
+      [TOKENS.logger],
       () => tracing,
-      (sdk) => ({ name: 'tracing', stop: () => sdk.shutdown() }),
+      (sdk, logger) => ({
+        name: 'tracing',
+        // Traces are best effort (spans are dropped, never requests slowed): a collector that is down at
+        // the stop loses the last spans, and the stop is still clean.
+        stop: () =>
+          sdk.shutdown().catch((err: unknown) => logger.warn({ err }, 'the last spans could not be exported')),
+      }),
     );
     bindResolved(options, TOKENS.instrumentation, [TRACING], (sdk) => instrumentationOf(metrics, sdk));
   });

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresServer, startPostgresServer } from '../../support/postgres-server.js';
-import { type RedisServer, startRedisServer } from '../../support/redis-server.js';
+import { freePort, type RedisServer, startRedisServer } from '../../support/redis-server.js';
 import { childEnv, runPetstore } from '../../support/service-process.js';
 import { hasPostgresServer } from '../postgres/postgres-fixture.js';
 import { hasRedisServer } from '../redis/redis-fixture.js';
 import type { Leftover } from '../support/start-and-stop.js';
 
 const PROGRAM = join(import.meta.dirname, '../support/start-and-stop.ts');
+const TRACING = join(import.meta.dirname, '../../src/tracing.ts');
 
 /** How long the program may take to start the service, serve, stop it, run a command and end by itself. */
 const EXIT_WITHIN_MS = 30_000;
@@ -28,14 +29,14 @@ interface Run {
  * Runs tests/support/start-and-stop.ts with `env` (PORT=0 on 127.0.0.1, production, a key of the store
  * made first with the admin CLI in a process of its own), and answers how it ended and what it found left.
  */
-async function startAndStop(env: Record<string, string>): Promise<Run> {
+async function startAndStop(env: Record<string, string>, nodeOptions: readonly string[] = []): Promise<Run> {
   const dir = await mkdtemp(join(tmpdir(), 'start-and-stop-'));
   try {
     const base = { PETSTORE_ENV: 'production', ...env };
     const created = await runPetstore(base, 'keys', 'create', '--plan', 'free');
     expect(created.code, created.stderr).toBe(0);
     const report = join(dir, 'report.json');
-    const child = spawn(process.execPath, ['--import', 'tsx', PROGRAM], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...nodeOptions, PROGRAM], {
       env: childEnv({
         HOST: '127.0.0.1',
         PORT: '0',
@@ -85,6 +86,26 @@ describe('one lifecycle: the whole service, started and stopped, leaves no timer
     const dir = await mkdtemp(join(tmpdir(), 'start-and-stop-db-'));
     try {
       expectNothingLeft(await startAndStop({ PETSTORE_DB: join(dir, 'petstore.db'), PETSTORE_METRICS_PORT: '0' }));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('with traces exported to a collector that is down: the last spans are lost, the stop is clean', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'start-and-stop-db-'));
+    try {
+      const run = await startAndStop(
+        {
+          PETSTORE_DB: join(dir, 'petstore.db'),
+          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+          // The exporter's own bound on a failing export (10 s by default, retries included).
+          OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
+        },
+        // As npm start runs it: OpenTelemetry started before the service's modules load.
+        ['--import', TRACING],
+      );
+      expectNothingLeft(run);
+      expect(run.output).toContain('"msg":"the last spans could not be exported"');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
