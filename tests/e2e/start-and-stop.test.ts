@@ -75,6 +75,12 @@ async function startAndStop(env: Record<string, string>, nodeOptions: readonly s
 function expectNothingLeft(run: Run): void {
   expect(run.statuses, run.output).toEqual({ livez: 200, readyz: 200, inventory: 200, unauthorized: 401 });
   expect(run.adminCode).toBe(0);
+  // Written by the key-use recorder's stop, which runs before the store's.
+  const keys = run.output
+    .split('\n')
+    .filter((line) => line.startsWith('{"id":"key_'))
+    .map((line) => JSON.parse(line) as { lastUsedAt: string | null });
+  expect(keys.map((key) => key.lastUsedAt === null)).toEqual([false]);
   expect(run.leftovers, JSON.stringify(run.leftovers, null, 2)).toEqual([]);
   // No process.exit in the program: it ends only when nothing holds its event loop.
   expect(run.code, `still running ${EXIT_WITHIN_MS} ms on:\n${run.output}`).toBe(0);

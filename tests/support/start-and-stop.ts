@@ -78,7 +78,8 @@ const statuses = {
   unauthorized: await get(`${service.url}/v1/inventory`),
 };
 await service.stop('test');
-const adminCode = await runAdminCommand(['keys', 'list'], config);
+// Prints the keys as JSON Lines: the keyed request's last use was written before the store closed.
+const adminCode = await runAdminCommand(['keys', 'list', '--json'], config);
 
 /** Made by tsx, which runs this TypeScript (its esbuild service thread): not the service's. */
 const RUNNERS = ['/node_modules/tsx/', '/node_modules/esbuild/'];
