@@ -1,5 +1,4 @@
 import type { ContainerModule } from 'inversify';
-import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { limiterSnapshotModule } from './limiter-snapshot-module.js';
 import { postgresStorageModule } from './postgres-module.js';
@@ -7,18 +6,14 @@ import { redisLimiterModule, usesRedis } from './redis-module.js';
 import { sqliteStorageModule } from './sqlite-module.js';
 
 /**
- * The one place that chooses the store: PostgreSQL when DATABASE_URL is set (opened and migrated here,
- * before the container), else the SQLite file, whose stock writes run where `sqliteWriter` says: in a
- * worker thread for the server, inline for a one-shot command.
+ * The one place that chooses the store: PostgreSQL when DATABASE_URL is set, else the SQLite file, whose
+ * stock writes run where `sqliteWriter` says: in a worker thread for the server, inline for a one-shot
+ * command. Either is opened (and migrated) as the container makes it, and closed by the lifecycle.
  */
-export function storageModuleOf(
-  config: Config,
-  logger: Logger,
-  sqliteWriter: 'inline' | 'worker',
-): Promise<ContainerModule> {
+export function storageModuleOf(config: Config, sqliteWriter: 'inline' | 'worker'): ContainerModule {
   const { databaseUrl } = config;
-  if (databaseUrl !== undefined) return postgresStorageModule({ ...config, databaseUrl }, logger);
-  return Promise.resolve(sqliteStorageModule(config, sqliteWriter));
+  if (databaseUrl !== undefined) return postgresStorageModule({ ...config, databaseUrl });
+  return sqliteStorageModule(config, sqliteWriter);
 }
 
 /**

@@ -1,9 +1,18 @@
 import { Container, type ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
+import type { ServiceMetrics } from '../adapters/prometheus/service-metrics.js';
 import type { Config } from './config.js';
 import { coreModule } from './core-module.js';
+import { instrumentationModule, type PortTracing } from './instrumentation.js';
+import { LIFECYCLE, Lifecycle } from './lifecycle.js';
 import { memoryLimiterModule, memoryStorageModule } from './memory-modules.js';
-import { type Closeable, HEALTH_CHECKS, type HealthCheck, id, TOKENS, type Token } from './tokens.js';
+import { type HealthCheck, id, TOKENS, type Token } from './tokens.js';
+
+/**
+ * How long past the drain's own bound a part's stop may take before it is given up (see Lifecycle): the
+ * HTTP listener's stop takes up to PETSTORE_DRAIN_TIMEOUT_MS, a webhook attempt under way 10 s.
+ */
+const STOP_MARGIN_MS = 5_000;
 
 /** Which adapters fill the ports. */
 export interface AdapterChoice {
@@ -11,34 +20,38 @@ export interface AdapterChoice {
   readonly storage: 'memory' | ContainerModule;
   /** Extra modules: the rate limiter when not in-process, the HTTP app when serving. */
   readonly modules?: readonly ContainerModule[];
+  /** Metrics to time the storage ports and count the limiters' decisions with; none when absent. */
+  readonly metrics?: ServiceMetrics;
+  /** Tracing to make a span of each call of a storage port or the limiter; none when absent. */
+  readonly tracing?: PortTracing;
 }
 
 /**
- * Builds the container: configuration and logger, the core, storage, and the in-process limiter unless
- * a module in `choice.modules` binds another one.
+ * Builds the container: configuration and logger, the lifecycle its parts register with, the
+ * instrumentation, the core, storage, and the in-process limiter unless a module in `choice.modules`
+ * binds another one. Nothing is opened until it is resolved.
  */
 export function buildContainer(config: Config, logger: Logger, choice: AdapterChoice): Container {
   const container = new Container();
   container.bind(id(TOKENS.config)).toConstantValue(config);
   container.bind(id(TOKENS.logger)).toConstantValue(logger);
+  container
+    .bind(id(LIFECYCLE))
+    .toConstantValue(new Lifecycle({ stopTimeoutMs: config.drainTimeoutMs + STOP_MARGIN_MS }));
+  container.load(instrumentationModule(choice.metrics, choice.tracing));
   container.load(coreModule(config));
   container.load(choice.storage === 'memory' ? memoryStorageModule() : choice.storage);
   const extra = choice.modules ?? [];
   container.load(...extra);
   if (!container.isBound(id(TOKENS.limiter))) container.load(memoryLimiterModule());
-  container
-    .bind(id(HEALTH_CHECKS))
-    .toDynamicValue(() => healthChecks(container))
-    .inSingletonScope();
   return container;
 }
 
-/** Resolves a typed token. */
+/** Resolves a typed token. Throws when what it is made from opens asynchronously (PostgreSQL): see resolveAsync. */
 export const resolve = <T>(container: Container, t: Token<T>): T => container.get(id(t));
 
-/** Every bound closeable, or none. */
-export const closeables = (container: Container): readonly Closeable[] =>
-  container.isBound(id(TOKENS.closeables)) ? container.getAll(id(TOKENS.closeables)) : [];
+/** Resolves a typed token, waiting for what opens asynchronously (PostgreSQL's pool and migration). */
+export const resolveAsync = <T>(container: Container, t: Token<T>): Promise<T> => container.getAsync(id(t));
 
 /**
  * Waits, at most `timeoutMs`, for every part whose check can tell when it is up (see HealthCheck.whenUp);
@@ -48,7 +61,3 @@ export async function partsNotUp(checks: readonly HealthCheck[], timeoutMs: numb
   const up = await Promise.all(checks.map((check) => check.whenUp?.(timeoutMs) ?? true));
   return checks.filter((_, i) => !up[i]).map((check) => check.name);
 }
-
-/** Every bound health check, or none. */
-export const healthChecks = (container: Container): readonly HealthCheck[] =>
-  container.isBound(id(TOKENS.healthChecks)) ? container.getAll(id(TOKENS.healthChecks)) : [];

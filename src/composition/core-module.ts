@@ -7,18 +7,16 @@ import { createInventoryCore } from '../application/inventory-core.js';
 import { createWebhookAdmin } from '../application/webhook-core.js';
 import { banPolicy } from '../domain/ban.js';
 import type { Config } from './config.js';
-import { bindResolved, id, NO_INSTRUMENTATION, TOKENS } from './tokens.js';
+import { bindResolved, id, TOKENS } from './tokens.js';
 
 /**
- * The machine's clock and CSPRNG, no instrumentation, the ban policy from configuration, every use case,
+ * The machine's clock and CSPRNG, the ban policy from configuration, every use case,
  * and the webhook admin's.
  */
 export const coreModule = (config: Config) =>
   new ContainerModule((options) => {
     const { bind } = options;
     bind(id(TOKENS.clock)).toConstantValue(systemClock);
-    // The metrics module replaces it when metrics are on.
-    bind(id(TOKENS.instrumentation)).toConstantValue(NO_INSTRUMENTATION);
     const crypto = new NodeKeyCrypto();
     bind(id(TOKENS.keyGenerator)).toConstantValue(crypto);
     bind(id(TOKENS.keyHasher)).toConstantValue(crypto);

@@ -10,23 +10,21 @@ import {
 import { ForgetSettledDeliveries } from '../application/use-cases/forget-settled-deliveries.js';
 import type { StockEventType } from '../domain/stock-event.js';
 import type { Config } from './config.js';
+import type { Part } from './lifecycle.js';
 import { every } from './outcome-purge.js';
 
 /** How often settled deliveries past their retention are looked for: every 10 minutes. */
 export const SETTLED_PURGE_EVERY_MS = 600_000;
 
-export interface EventDispatch {
-  /** Stops leasing, and resolves once the attempts under way are recorded (each ends within its timeout). */
-  stop(): Promise<void>;
-}
-
 /**
- * Runs the dispatcher of this instance (see DeliverStockEvents): a round whenever an attempt ends or
- * there may be more to do, otherwise every PETSTORE_WEBHOOK_POLL_MS. A failed round (the store down) is
- * logged and tried again at the next tick; its leases lapse and any instance takes them over. Every
- * SETTLED_PURGE_EVERY_MS it also forgets the settled deliveries past their retention (7 days).
+ * The dispatcher of this instance (see DeliverStockEvents), as a part: from its start, a round whenever
+ * an attempt ends or there may be more to do, otherwise every PETSTORE_WEBHOOK_POLL_MS. A failed round
+ * (the store down) is logged and tried again at the next tick; its leases lapse and any instance takes
+ * them over. Every SETTLED_PURGE_EVERY_MS it also forgets the settled deliveries past their retention
+ * (7 days). Its stop stops leasing, and resolves once the attempts under way are recorded (each ends
+ * within its timeout).
  */
-export function startEventDispatch(
+export function eventDispatch(
   deps: {
     readonly webhooks: WebhookStore;
     readonly clock: Clock;
@@ -34,7 +32,7 @@ export function startEventDispatch(
     readonly onAttempt?: (type: StockEventType, outcome: AttemptOutcome) => void;
   },
   config: Pick<Config, 'webhooks'>,
-): EventDispatch {
+): Part {
   const { pollMs, retryFirstDelayMs, allowPrivate, concurrency, maxInFlightPerEndpoint } = config.webhooks;
   const deliver = new DeliverStockEvents(
     deps.webhooks,
@@ -98,16 +96,20 @@ export function startEventDispatch(
       later(pollMs);
     }
   };
-  later(0);
   const forgetSettled = new ForgetSettledDeliveries(deps.webhooks, deps.clock);
-  const stopPurge = every(
-    SETTLED_PURGE_EVERY_MS,
-    () => forgetSettled.execute(),
-    deps.logger,
-    'forgot settled webhook deliveries past their retention',
-    'forgetting settled webhook deliveries failed',
-  );
+  let stopPurge = (): void => {};
   return {
+    name: 'event dispatch',
+    start() {
+      later(0);
+      stopPurge = every(
+        SETTLED_PURGE_EVERY_MS,
+        () => forgetSettled.execute(),
+        deps.logger,
+        'forgot settled webhook deliveries past their retention',
+        'forgetting settled webhook deliveries failed',
+      );
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);

@@ -9,7 +9,8 @@ import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { RequestTracing } from '../adapters/http/request-tracing.js';
 import { KeyUseRecorder } from '../adapters/shared/key-use-recorder.js';
 import type { Config } from './config.js';
-import { bindResolved, type Closeable, HEALTH_CHECKS, TOKENS, token } from './tokens.js';
+import { bindPart, LIFECYCLE } from './lifecycle.js';
+import { bindResolved, TOKENS, token } from './tokens.js';
 
 export type HttpApp = ReturnType<typeof createHttpApp>;
 
@@ -23,8 +24,9 @@ export interface Readiness {
 }
 
 /**
- * The Koa app over the core. /readyz is ready only while `readiness.ready` holds and every critical
- * health check passes; it reports every check (Redis, when used), critical or not. With `metrics`, every
+ * The Koa app over the core. /readyz is ready only while `readiness.ready` holds and the check of every
+ * critical part of the lifecycle passes; it reports every part's check (the store; Redis, when used),
+ * critical or not. The recorder of keys' last uses is a part: its timer runs from the lifecycle's start. With `metrics`, every
  * request is measured, and GET /metrics served unless they have a listener of their own. With `tracing`,
  * each request's span is named by its route template and carries its key id.
  */
@@ -36,29 +38,23 @@ export const httpModule = (
   tracing?: RequestTracing,
 ) =>
   new ContainerModule((options) => {
-    // Last uses are written every few seconds off the request path; what is left is written at shutdown,
-    // before the store closes (closeables close in the reverse order of binding).
-    bindResolved(options, KEY_USES, [TOKENS.keys, TOKENS.clock, TOKENS.logger], (keys, clock, logger) => {
-      const recorder = new KeyUseRecorder(keys, clock, {
-        onError: (err) => logger.warn({ err }, 'recording the last use of keys failed; retried at the next batch'),
-      });
-      recorder.start();
-      return recorder;
-    });
-    bindResolved(
+    // Last uses are written every few seconds off the request path; what is left is written at the
+    // stop, before the store closes (the recorder is made from the store, so it stops first).
+    bindPart(
       options,
-      TOKENS.closeables,
-      [KEY_USES],
-      (recorder): Closeable => ({
-        name: 'key-uses',
-        close: () => recorder.close(),
-      }),
+      KEY_USES,
+      [TOKENS.keys, TOKENS.clock, TOKENS.logger],
+      (keys, clock, logger) =>
+        new KeyUseRecorder(keys, clock, {
+          onError: (err) => logger.warn({ err }, 'recording the last use of keys failed; retried at the next batch'),
+        }),
+      (recorder) => ({ name: 'key uses', start: () => recorder.start(), stop: () => recorder.close() }),
     );
     bindResolved(
       options,
       HTTP_APP,
-      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory, HEALTH_CHECKS, KEY_USES],
-      (core, clock, logger, inventory, checks, keyUses) =>
+      [TOKENS.core, TOKENS.clock, TOKENS.logger, TOKENS.inventory, LIFECYCLE, KEY_USES],
+      (core, clock, logger, inventory, lifecycle, keyUses) =>
         createHttpApp({
           ...core,
           clock,
@@ -67,8 +63,8 @@ export const httpModule = (
           inventoryJson: inventoryJsonSourceOf(inventory),
           // The API reference page and the stock console are the server's, not the Koa adapter's.
           pages: [docsPages, consolePages(readConsoleBundle())],
-          readiness: () => readiness.ready && checks.every((c) => !c.critical || c.healthy()),
-          healthChecks: () => Object.fromEntries(checks.map((c) => [c.name, c.healthy()])),
+          readiness: () => readiness.ready && lifecycle.healthChecks().every((c) => !c.critical || c.healthy()),
+          healthChecks: () => Object.fromEntries(lifecycle.healthChecks().map((c) => [c.name, c.healthy()])),
           ...(metrics === undefined ? {} : { metrics }),
           ...(accessLogger === undefined ? {} : { accessLogger }),
           ...(tracing === undefined ? {} : { tracing }),

@@ -1,20 +1,21 @@
 import { ContainerModule } from 'inversify';
 import { createMemoryStorage } from '../adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
-import { bindResolved, id, TOKENS } from './tokens.js';
+import { bindInstrumentedPorts } from './instrumentation.js';
+import { bindResolved, TOKENS, token } from './tokens.js';
 
-/** Storage in process memory: for tests and embedding; nothing survives a restart. */
+const MEMORY = token<ReturnType<typeof createMemoryStorage>>('MemoryStorage');
+
+/**
+ * Storage in process memory: for tests and embedding; nothing survives a restart. It holds nothing open,
+ * so it is no part of the lifecycle. What the core gets: the store's ports, timed when metrics are on and
+ * a span a call when tracing runs.
+ */
 export const memoryStorageModule = () =>
-  new ContainerModule(({ bind }) => {
-    const storage = createMemoryStorage();
-    bind(id(TOKENS.inventory)).toConstantValue(storage.inventory);
-    bind(id(TOKENS.changes)).toConstantValue(storage.changes);
-    bind(id(TOKENS.feed)).toConstantValue(storage.feed);
-    bind(id(TOKENS.webhooks)).toConstantValue(storage.webhooks);
-    bind(id(TOKENS.pets)).toConstantValue(storage.pets);
-    bind(id(TOKENS.orders)).toConstantValue(storage.orders);
-    bind(id(TOKENS.keys)).toConstantValue(storage.keys);
-    bind(id(TOKENS.storageIsEmpty)).toConstantValue(storage.isEmpty);
+  new ContainerModule((options) => {
+    bindResolved(options, MEMORY, [], () => createMemoryStorage());
+    bindInstrumentedPorts(options, MEMORY);
+    bindResolved(options, TOKENS.storageIsEmpty, [MEMORY], (s) => s.isEmpty);
   });
 
 /** The in-process limiter: exact for one process; the default when no REDIS_URL is set. */
@@ -25,6 +26,6 @@ export const memoryLimiterModule = () =>
       TOKENS.limiter,
       [TOKENS.clock, TOKENS.banPolicy, TOKENS.instrumentation],
       (clock, banPolicy, instrumentation) =>
-        instrumentation.limiter(new MemoryRateLimiter(clock, { banPolicy }), 'memory'),
+        instrumentation.rateLimiter(instrumentation.limiter(new MemoryRateLimiter(clock, { banPolicy }), 'memory')),
     );
   });

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { InventoryCore } from '../application/inventory-core.js';
+import type { Part } from './lifecycle.js';
 
 /** How often expired idempotency outcomes are looked for: once a minute. */
 export const OUTCOME_PURGE_EVERY_MS = 60_000;
@@ -39,39 +40,45 @@ export function every(everyMs: number, task: () => Promise<number>, logger: Logg
  * request path and in small batches (see ForgetExpiredOutcomes, ExpireReservations), so the tables stay
  * the size of a day's keyed writes and of the holds under way. A record kept longer only costs space:
  * a retry after its expiry is treated as new either way, and an expired hold counts for nothing either
- * way. It also releases the holds of keys that ended (see ReleaseEndedKeysHolds). Returns the function
- * that stops the timers.
+ * way. It also releases the holds of keys that ended (see ReleaseEndedKeysHolds). A part: its start
+ * sets the timers, its stop clears them.
  */
-export function startOutcomePurge(
+export function outcomePurge(
   core: Pick<InventoryCore, 'forgetExpiredOutcomes' | 'expireReservations' | 'releaseEndedKeysHolds'>,
   logger: Logger,
-): () => void {
-  const stopOutcomes = every(
-    OUTCOME_PURGE_EVERY_MS,
-    () => core.forgetExpiredOutcomes.execute(),
-    logger,
-    'forgot expired idempotency outcomes',
-    'forgetting expired idempotency outcomes failed',
-  );
-  const stopReservations = every(
-    RESERVATION_EXPIRY_EVERY_MS,
-    () => core.expireReservations.execute(),
-    logger,
-    'marked lapsed reservations expired',
-    'marking lapsed reservations expired failed',
-  );
-  // A key revoked by the CLI releases its holds at once; one that expires, or whose roll's grace ends,
-  // has no moment that runs anything: its holds are released here, within this period of its end.
-  const stopEndedKeys = every(
-    RESERVATION_EXPIRY_EVERY_MS,
-    () => core.releaseEndedKeysHolds.execute(),
-    logger,
-    'released the holds of keys no longer in use',
-    'releasing the holds of keys no longer in use failed',
-  );
-  return () => {
-    stopOutcomes();
-    stopReservations();
-    stopEndedKeys();
+): Part {
+  let stops: readonly (() => void)[] = [];
+  return {
+    name: 'outcome purge',
+    start: () => {
+      stops = [
+        every(
+          OUTCOME_PURGE_EVERY_MS,
+          () => core.forgetExpiredOutcomes.execute(),
+          logger,
+          'forgot expired idempotency outcomes',
+          'forgetting expired idempotency outcomes failed',
+        ),
+        every(
+          RESERVATION_EXPIRY_EVERY_MS,
+          () => core.expireReservations.execute(),
+          logger,
+          'marked lapsed reservations expired',
+          'marking lapsed reservations expired failed',
+        ),
+        // A key revoked by the CLI releases its holds at once; one that expires, or whose roll's grace
+        // ends, has no moment that runs anything: its holds are released here, within this period of its end.
+        every(
+          RESERVATION_EXPIRY_EVERY_MS,
+          () => core.releaseEndedKeysHolds.execute(),
+          logger,
+          'released the holds of keys no longer in use',
+          'releasing the holds of keys no longer in use failed',
+        ),
+      ];
+    },
+    stop: () => {
+      for (const stop of stops) stop();
+    },
   };
 }

@@ -4,7 +4,7 @@ import { runAdminCommand, startService } from './service.js';
 
 /**
  * The `petstore` command: `serve` starts the service and stops it on SIGTERM, SIGINT or SIGHUP (then
- * the process exits 0); any other arguments run one admin command, whose code becomes the process's
+ * the process exits 0, or 1 when a part did not stop cleanly); any other arguments run one admin command, whose code becomes the process's
  * exit code. The configuration is read from `env` once (docs/operations.md).
  */
 export async function runPetstore(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -20,8 +20,18 @@ export async function runPetstore(argv: readonly string[], env: NodeJS.ProcessEn
     const service = await startService(config);
     // SIGHUP too: a closed terminal or a supervisor's reload must not cut requests in flight. There is
     // no configuration to reload: the environment is read once.
+    // The exit follows the stop: nothing is left to hold the process, but an embedded service's caller
+    // owns its own exit, and this one is the command's. A part that did not stop cleanly makes it 1.
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-      process.once(signal, () => void service.stop(signal).then(() => process.exit(0)));
+      process.once(signal, () => {
+        service.stop(signal).then(
+          () => process.exit(0),
+          (error: unknown) => {
+            process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+            process.exit(1);
+          },
+        );
+      });
     }
     return;
   }

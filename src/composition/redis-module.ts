@@ -7,10 +7,13 @@ import { createRedisClient, createRedisClusterClient, whenReady } from '../adapt
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
 import type { OutageLogger } from '../application/ports/outage-logger.js';
 import type { Config } from './config.js';
-import { bindResolved, type Closeable, type HealthCheck, TOKENS, token } from './tokens.js';
+import { bindPart } from './lifecycle.js';
+import { bindResolved, TOKENS, token } from './tokens.js';
 
-const REDIS = token<Redis | Cluster>('Redis');
-const FAILOVER = token<FailoverRateLimiter>('FailoverRateLimiter');
+/** The client of Redis, and the failover limiter over it: made, health-checked and stopped together. */
+const REDIS_LIMITER = token<{ readonly client: Redis | Cluster; readonly failover: FailoverRateLimiter }>(
+  'RedisLimiter',
+);
 
 /** Whether the configuration shares limits through Redis: one server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES). */
 export const usesRedis = (config: Config): boolean =>
@@ -28,52 +31,45 @@ function redisClientOf(config: Config, logger: OutageLogger): Redis | Cluster {
  * The limiter shared by every process through Redis (REDIS_URL or REDIS_CLUSTER_NODES), behind a circuit breaker: while Redis
  * is unreachable, decisions come from an in-process limiter (fail open, the default) or the request
  * is refused with 503 (fail closed). Fail-closed also takes the process out of /readyz while Redis is
- * down; fail-open keeps serving, so a Redis outage never takes every instance out at once.
+ * down; fail-open keeps serving, so a Redis outage never takes every instance out at once. The client
+ * is a part of the lifecycle: it connects as it is made, and its stop quits it.
  */
 export const redisLimiterModule = (config: Config) =>
   new ContainerModule((options) => {
-    bindResolved(options, REDIS, [TOKENS.logger], (logger) => redisClientOf(config, logger));
-    bindResolved(
+    bindPart(
       options,
-      FAILOVER,
-      [REDIS, TOKENS.clock, TOKENS.banPolicy, TOKENS.logger, TOKENS.instrumentation],
-      (client, clock, banPolicy, logger, instrumentation) => {
+      REDIS_LIMITER,
+      [TOKENS.clock, TOKENS.banPolicy, TOKENS.logger, TOKENS.instrumentation],
+      (clock, banPolicy, logger, instrumentation) => {
+        const client = redisClientOf(config, logger);
         const primary = instrumentation.limiter(new RedisRateLimiter(client, clock, { banPolicy }), 'redis');
         // Fail-closed has nothing to count: its fallback never decides.
         const fallback =
           config.rateLimitFailure === 'closed'
             ? new UnavailableRateLimiter()
             : instrumentation.limiter(new MemoryRateLimiter(clock, { banPolicy }), 'fallback');
-        return new FailoverRateLimiter(primary, fallback, clock, { logger });
+        return { client, failover: new FailoverRateLimiter(primary, fallback, clock, { logger }) };
       },
-    );
-    bindResolved(options, TOKENS.limiter, [FAILOVER], (limiter) => limiter);
-    bindResolved(
-      options,
-      TOKENS.healthChecks,
-      [FAILOVER, REDIS],
-      (limiter, client): HealthCheck => ({
+      ({ client, failover }) => ({
         name: 'redis',
-        // Connected, and no recent command failed: the circuit alone looks healthy before the first call.
-        healthy: () => client.status === 'ready' && limiter.healthy(),
-        // Fail-open serves through an outage, so it must not take every instance out of rotation at once.
-        critical: config.rateLimitFailure === 'closed',
-        whenUp: (timeoutMs) =>
-          whenReady(client, timeoutMs).then(
-            () => true,
-            () => false,
-          ),
-      }),
-    );
-    bindResolved(
-      options,
-      TOKENS.closeables,
-      [REDIS],
-      (client): Closeable => ({
-        name: 'redis',
-        close: async () => {
+        stop: async () => {
           await client.quit().catch(() => client.disconnect());
+        },
+        health: {
+          // Connected, and no recent command failed: the circuit alone looks healthy before the first call.
+          healthy: () => client.status === 'ready' && failover.healthy(),
+          // Fail-open serves through an outage, so it must not take every instance out of rotation at once.
+          critical: config.rateLimitFailure === 'closed',
+          whenUp: (timeoutMs) =>
+            whenReady(client, timeoutMs).then(
+              () => true,
+              () => false,
+            ),
         },
       }),
     );
+    bindResolved(options, TOKENS.limiter, [REDIS_LIMITER, TOKENS.instrumentation], ({ failover }, instrumentation) => {
+      instrumentation.failover(() => failover.status());
+      return instrumentation.rateLimiter(failover);
+    });
   });

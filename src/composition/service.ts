@@ -2,20 +2,20 @@
  * The whole service as functions: {@link startService} runs the HTTP service as `npm start` does, and
  * {@link runAdminCommand} one admin command. src/main.ts (the `petstore` command) calls them.
  */
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { runAdminCli } from '../adapters/cli/admin-cli.js';
 import { RequestLineWriter } from '../adapters/http/request-line-writer.js';
 import { describeUrl } from '../adapters/postgres/postgres-storage.js';
 import { createServiceMetrics } from '../adapters/prometheus/service-metrics.js';
+import type { InventoryCore } from '../application/inventory-core.js';
 import { limiterModulesOf, limiterNameOf, storageModuleOf } from './adapter-choice.js';
 import type { Config } from './config.js';
-import { buildContainer, closeables, healthChecks, partsNotUp, resolve } from './container.js';
+import { buildContainer, partsNotUp, resolve, resolveAsync } from './container.js';
 import { seedDevelopment } from './development-seed.js';
-import { startEventDispatch } from './event-dispatch.js';
-import { HTTP_APP, httpModule, type Readiness } from './http-module.js';
-import { listen } from './http-server.js';
-import { httpMetricsOf, listenForMetrics, metricsModule } from './metrics-module.js';
-import { startOutcomePurge } from './outcome-purge.js';
+import { httpModule, type Readiness } from './http-module.js';
+import { LIFECYCLE, type StopFailure } from './lifecycle.js';
+import { httpMetricsOf } from './metrics-module.js';
+import { type HttpListener, makeService, serviceModule } from './service-module.js';
 import { TOKENS } from './tokens.js';
 import { tracingParts, tracingStarted } from './tracing.js';
 
@@ -34,15 +34,18 @@ export interface RunningService {
   readonly url: string;
   /**
    * Stops taking connections, answers every request in flight (up to the drain timeout), stops the
-   * background work, closes the stores and writes out the log; `reason` goes into the log.
+   * background work, closes the stores and writes out the log; `reason` goes into the log. Every part
+   * is stopped even when one fails; then it rejects with an AggregateError naming those that did not
+   * stop cleanly. Calling it again answers the same promise.
    */
   stop(reason: string): Promise<void>;
 }
 
 /**
  * Starts the service configured by `config` (see readConfig, which reads it from the environment like
- * `npm start`): storage, limiter, metrics, tracing when started, webhooks' dispatch, and the HTTP listener.
- * Resolves once it listens. Signals are the caller's: src/main.ts stops it on SIGTERM, SIGINT and SIGHUP.
+ * `npm start`): storage, limiter, metrics, tracing when started, webhooks' dispatch, and the HTTP listener,
+ * each a part of one lifecycle (see Lifecycle). Resolves once it listens. A start that fails stops what
+ * it had opened, then rejects. Signals are the caller's: src/main.ts stops it on SIGTERM, SIGINT and SIGHUP.
  */
 export async function startService(config: Config): Promise<RunningService> {
   // Asynchronous: a request never waits for its log line to be written.
@@ -61,100 +64,97 @@ export async function startService(config: Config): Promise<RunningService> {
   const accessLogger = new RequestLineWriter(destination, { level: config.logLevel, maxDelayMs: ACCESS_LOG_DELAY_MS });
   const readiness: Readiness = { ready: false };
   const metrics = config.metrics ? createServiceMetrics() : undefined;
-  const measured = metrics === undefined ? [] : [metricsModule(metrics)];
-  const httpMetrics = metrics === undefined ? undefined : httpMetricsOf(metrics, config);
   // OpenTelemetry is started by src/tracing.ts (node --import), before the modules it patches load.
   const traced = tracingStarted() ? await tracingParts() : undefined;
   if (config.tracing !== undefined && traced === undefined) {
     logger.warn({}, 'tracing is off: OTEL_EXPORTER_OTLP_ENDPOINT needs node --import ./dist/tracing.js (npm start)');
   }
   const container = buildContainer(config, logger, {
-    storage: await storageModuleOf(config, logger, 'worker'),
+    storage: storageModuleOf(config, 'worker'),
+    ...(metrics === undefined ? {} : { metrics }),
+    ...(traced === undefined ? {} : { tracing: traced.ports }),
     modules: [
       ...limiterModulesOf(config),
-      ...measured,
-      ...(traced === undefined ? [] : [traced.module]),
-      httpModule(config, readiness, httpMetrics, accessLogger, traced?.requests),
+      httpModule(config, readiness, metrics && httpMetricsOf(metrics, config), accessLogger, traced?.requests),
+      serviceModule(config, readiness, metrics, accessLogger),
     ],
   });
-  const core = resolve(container, TOKENS.core);
-
-  // Printed before listening, so that a port already taken cannot lose the key; the example follows
-  // once the address is known (PORT=0 picks a free port).
-  let seededKey: string | undefined;
-  if (config.env === 'development' && (await resolve(container, TOKENS.storageIsEmpty)())) {
-    seededKey = await seedDevelopment(core);
-    process.stdout.write(
-      [
-        '',
-        'Seeded an empty development database with demo pets and orders.',
-        `Development API key (free plan; shown once, only its hash is stored): ${seededKey}`,
-        '',
-      ].join('\n'),
-    );
+  const lifecycle = resolve(container, LIFECYCLE);
+  let listener: HttpListener;
+  try {
+    const made = await makeService(container);
+    listener = made.listener;
+    // Printed before listening, so that a port already taken cannot lose the key; the example follows
+    // once the address is known (PORT=0 picks a free port).
+    const seededKey = await seedIfEmpty(config, made.core, resolve(container, TOKENS.storageIsEmpty));
+    const down = await partsNotUp(lifecycle.healthChecks(), STARTUP_WAIT_MS);
+    if (down.length > 0) logger.warn({ parts: down, waitedMs: STARTUP_WAIT_MS }, 'starting while some parts are down');
+    await lifecycle.start();
+    if (seededKey !== undefined) {
+      process.stdout.write(`  curl -H "Authorization: Bearer ${seededKey}" ${listener.url}/v1/inventory\n\n`);
+    }
+  } catch (error) {
+    logFailures(logger, await lifecycle.stop());
+    await endLog(destination, config.drainTimeoutMs);
+    throw error;
   }
-
-  const app = resolve(container, HTTP_APP);
-  const down = await partsNotUp(healthChecks(container), STARTUP_WAIT_MS);
-  if (down.length > 0) logger.warn({ parts: down, waitedMs: STARTUP_WAIT_MS }, 'starting while some parts are down');
-  const metricsServer = metrics === undefined ? undefined : await listenForMetrics(metrics, config, logger);
-  const running = await listen(app.callback(), {
-    host: config.host,
-    port: config.port,
-    drainTimeoutMs: config.drainTimeoutMs,
-    limits: config.connectionLimits,
-    logger,
-    setReady: (ready) => {
-      readiness.ready = ready;
-    },
-  });
-  readiness.ready = true;
-  if (seededKey !== undefined) {
-    process.stdout.write(`  curl -H "Authorization: Bearer ${seededKey}" ${running.url}/v1/inventory\n\n`);
-  }
-  const stopPurge = startOutcomePurge(core, logger);
-  const webhooks = resolve(container, TOKENS.webhooks);
-  const clock = resolve(container, TOKENS.clock);
-  const dispatch = startEventDispatch(
-    {
-      webhooks,
-      clock,
-      logger,
-      ...(metrics === undefined
-        ? {}
-        : {
-            onAttempt: metrics.watchEvents(
-              () => webhooks.stats(),
-              () => clock.nowMs(),
-            ),
-          }),
-    },
-    config,
-  );
   const limiter = limiterNameOf(config);
   const db = config.databaseUrl === undefined ? config.dbPath : describeUrl(config.databaseUrl);
-  logger.info({ url: `${running.url}/v1`, env: config.env, db, limiter }, 'listening');
+  logger.info({ url: `${listener.url}/v1`, env: config.env, db, limiter }, 'listening');
 
   let stopped: Promise<void> | undefined;
   const stop = async (reason: string): Promise<void> => {
     logger.info({ signal: reason }, 'draining');
-    await running.drain();
-    // Every request is answered: its line goes out before the line that says the service stopped.
-    accessLogger.flush();
-    await metricsServer?.drain();
-    stopPurge();
-    await dispatch.stop();
-    for (const c of [...closeables(container)].reverse()) await c.close();
+    const failures = await lifecycle.stop();
+    logFailures(logger, failures);
     logger.info({}, 'stopped');
     await endLog(destination, config.drainTimeoutMs);
+    throwIfAny(failures);
   };
   return {
-    url: running.url,
+    url: listener.url,
     stop: (reason) => {
       stopped ??= stop(reason);
       return stopped;
     },
   };
+}
+
+/**
+ * In development, fills an empty store with demo pets and orders, and prints the key it made (shown
+ * once); resolves to that key, or to undefined when nothing was seeded.
+ */
+async function seedIfEmpty(
+  config: Config,
+  core: InventoryCore,
+  isEmpty: () => boolean | Promise<boolean>,
+): Promise<string | undefined> {
+  if (config.env !== 'development' || !(await isEmpty())) return undefined;
+  const key = await seedDevelopment(core);
+  process.stdout.write(
+    [
+      '',
+      'Seeded an empty development database with demo pets and orders.',
+      `Development API key (free plan; shown once, only its hash is stored): ${key}`,
+      '',
+    ].join('\n'),
+  );
+  return key;
+}
+
+/** Throws, naming the parts, when some stopped uncleanly: a store that did not close may have lost writes. */
+function throwIfAny(failures: readonly StopFailure[]): void {
+  if (failures.length === 0) return;
+  const parts = failures.map((f) => f.part).join(', ');
+  throw new AggregateError(
+    failures.map((f) => f.error),
+    `stopping failed: ${parts}`,
+  );
+}
+
+/** Logs each part whose stop failed or was given up. */
+function logFailures(logger: Logger, failures: readonly StopFailure[]): void {
+  for (const { part, error } of failures) logger.error({ part, err: error }, 'a part did not stop cleanly');
 }
 
 /**
@@ -174,17 +174,28 @@ function endLog(destination: ReturnType<typeof pino.destination>, timeoutMs: num
   });
 }
 
-/** Runs one admin command (`keys create --plan free`, ...) over the configured store; resolves to its exit code. */
+/**
+ * Runs one admin command (`keys create --plan free`, ...) over the configured store; resolves to its exit
+ * code. The store is a part of the same lifecycle as the server's: opened as the core is made, closed
+ * once the command ends, whatever its outcome.
+ */
 export async function runAdminCommand(argv: readonly string[], config: Config): Promise<number> {
   const logger = pino({ level: 'silent' });
-  const container = buildContainer(config, logger, { storage: await storageModuleOf(config, logger, 'inline') });
+  const container = buildContainer(config, logger, { storage: storageModuleOf(config, 'inline') });
+  const lifecycle = resolve(container, LIFECYCLE);
+  let code: number;
   try {
-    return await runAdminCli(argv, {
-      ...resolve(container, TOKENS.core),
+    const core = await resolveAsync(container, TOKENS.core);
+    await lifecycle.start();
+    code = await runAdminCli(argv, {
+      ...core,
       clock: resolve(container, TOKENS.clock),
       webhooks: resolve(container, TOKENS.webhookAdmin),
     });
-  } finally {
-    for (const c of closeables(container)) await c.close();
+  } catch (error) {
+    await lifecycle.stop();
+    throw error;
   }
+  throwIfAny(await lifecycle.stop());
+  return code;
 }

@@ -29,6 +29,7 @@ export function bindResolved<T, const D extends readonly Token<unknown>[]>(
 
 import type { Logger } from 'pino';
 import type { CountableLimiter, LimiterRole } from '../adapters/prometheus/counted-rate-limiter.js';
+import type { FailoverCounters } from '../adapters/prometheus/service-metrics.js';
 import type { InventoryCore } from '../application/inventory-core.js';
 import type { ApiKeyStore } from '../application/ports/api-key-store.js';
 import type { Clock } from '../application/ports/clock.js';
@@ -44,12 +45,6 @@ import type { WebhookAdmin } from '../application/webhook-core.js';
 import type { BanPolicy } from '../domain/ban.js';
 import type { Config } from './config.js';
 
-/** Something the root must close at shutdown, in the reverse order of opening. */
-export interface Closeable {
-  readonly name: string;
-  close(): Promise<void> | void;
-}
-
 /** What /readyz asks of the parts that can be down (a store, Redis). */
 export interface HealthCheck {
   readonly name: string;
@@ -63,16 +58,26 @@ export interface HealthCheck {
   whenUp?(timeoutMs: number): Promise<boolean>;
 }
 
-/** What the adapters report for the metrics as the container builds them: nothing unless metrics are on. */
+/** The storage ports, by the name their metrics and spans carry. */
+export type StoragePortName = 'inventory' | 'changes' | 'feed' | 'webhooks' | 'pets' | 'orders' | 'keys';
+
+/**
+ * What the modules put around the adapters they bind: metrics when they are on, spans when tracing
+ * runs, nothing otherwise (see instrumentationOf). A module calls it where it binds a port, so that the
+ * binding says what the core is given.
+ */
 export interface Instrumentation {
-  /** Wraps a rate limiter so that its decisions are counted under its role. */
+  /** A storage port as the core gets it: each call timed by port and method, and a span `<name>.<method>`. */
+  storagePort<T extends object>(port: T, name: StoragePortName): T;
+  /** A limiter that decides, its decisions counted under `role`. */
   limiter(limiter: CountableLimiter, role: LimiterRole): CountableLimiter;
+  /** The rate limiter as the core gets it: each call a span `rate_limiter.<method>`. */
+  rateLimiter<T extends object>(limiter: T): T;
+  /** Exports a failover limiter's counters of its outages, read at each scrape. Call at most once. */
+  failover(status: () => FailoverCounters): void;
   /** Told the number of stock updates each SQLite group commit carried. */
   groupCommit(updates: number): void;
 }
-
-/** The instrumentation of a container without metrics. */
-export const NO_INSTRUMENTATION: Instrumentation = { limiter: (limiter) => limiter, groupCommit: () => {} };
 
 export const TOKENS = {
   config: token<Config>('Config'),
@@ -92,13 +97,5 @@ export const TOKENS = {
   limiter: token<RateLimiter>('RateLimiter'),
   core: token<InventoryCore>('InventoryCore'),
   storageIsEmpty: token<() => boolean | Promise<boolean>>('StorageIsEmpty'),
-  closeables: token<Closeable>('Closeable'),
-  healthChecks: token<HealthCheck>('HealthCheck'),
   instrumentation: token<Instrumentation>('Instrumentation'),
 } as const;
-
-/**
- * Every health check the modules bound, as one list (none when none is): bound by the container once
- * all its modules are loaded, so that what reports readiness needs no reference to the container.
- */
-export const HEALTH_CHECKS = token<readonly HealthCheck[]>('HealthChecks');

@@ -1,9 +1,7 @@
-import { ContainerModule } from 'inversify';
 import { loggablePath } from '../adapters/http/access-log.js';
 import type { RequestTracing } from '../adapters/http/request-tracing.js';
 import { type Config, readConfig } from './config.js';
-import { STORAGE_PORTS } from './metrics-module.js';
-import { bindResolved, type Closeable, id, TOKENS } from './tokens.js';
+import type { PortTracing } from './instrumentation.js';
 
 /** The running OpenTelemetry SDK. */
 interface Tracing {
@@ -37,14 +35,15 @@ export const tracingStarted = (): boolean => running !== undefined;
 
 /** What the container and the HTTP app get of tracing: spans around the ports, and the request's name. */
 export interface TracingParts {
-  readonly module: ContainerModule;
+  /** Spans around every storage port and the rate limiter, and the SDK's shutdown (see instrumentationModule). */
+  readonly ports: PortTracing;
   readonly requests: RequestTracing;
 }
 
 /**
  * Spans around every storage port and the rate limiter (children of the request's span, parents of
  * pg's and ioredis's), the request's span named by its route template, and the SDK's shutdown, which
- * exports what is still buffered, among the closeables. Their modules are imported only when tracing
+ * exports what is still buffered, at the lifecycle's stop. Their modules are imported only when tracing
  * runs.
  */
 export async function tracingParts(): Promise<TracingParts> {
@@ -54,16 +53,5 @@ export async function tracingParts(): Promise<TracingParts> {
     import('../adapters/opentelemetry/traced-port.js'),
     import('../adapters/opentelemetry/request-span.js'),
   ]);
-  const module = new ContainerModule((options) => {
-    for (const [name, port] of STORAGE_PORTS)
-      options.onActivation(id(port), (_context, value) => tracedPort(value, name));
-    options.onActivation(id(TOKENS.limiter), (_context, limiter) => tracedPort(limiter, 'rate_limiter'));
-    bindResolved(
-      options,
-      TOKENS.closeables,
-      [],
-      (): Closeable => ({ name: 'tracing', close: () => tracing.shutdown() }),
-    );
-  });
-  return { module, requests: requestSpans };
+  return { ports: { port: tracedPort, shutdown: () => tracing.shutdown() }, requests: requestSpans };
 }

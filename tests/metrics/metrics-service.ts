@@ -6,9 +6,10 @@ import { createServiceMetrics } from '../../src/adapters/prometheus/service-metr
 import type { InventoryCore } from '../../src/application/inventory-core.js';
 import { storageModuleOf } from '../../src/composition/adapter-choice.js';
 import { type Config, readConfig } from '../../src/composition/config.js';
-import { buildContainer, closeables, resolve } from '../../src/composition/container.js';
+import { buildContainer, resolve } from '../../src/composition/container.js';
 import { HTTP_APP, httpModule } from '../../src/composition/http-module.js';
-import { httpMetricsOf, metricsModule } from '../../src/composition/metrics-module.js';
+import { LIFECYCLE } from '../../src/composition/lifecycle.js';
+import { httpMetricsOf } from '../../src/composition/metrics-module.js';
 import { TOKENS } from '../../src/composition/tokens.js';
 
 /** The service as `main.ts serve` composes it with metrics on, listening on a free port of 127.0.0.1. */
@@ -33,10 +34,10 @@ export async function startMeteredService(options: MeteredOptions): Promise<Mete
   const metrics = createServiceMetrics();
   const logger = pino({ level: 'silent' });
   const container = buildContainer(config, logger, {
-    storage: options.storage === 'memory' ? 'memory' : await storageModuleOf(config, logger, 'worker'),
+    storage: options.storage === 'memory' ? 'memory' : storageModuleOf(config, 'worker'),
+    metrics,
     modules: [
       ...(options.modules?.(config) ?? []),
-      metricsModule(metrics),
       // Every reading fresh: these tests read the counters right after the requests they count.
       httpModule(config, { ready: true }, httpMetricsOf(metrics, config, 0)),
     ],
@@ -59,7 +60,12 @@ export async function startMeteredService(options: MeteredOptions): Promise<Mete
     async close() {
       server.closeAllConnections();
       await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
-      for (const c of [...closeables(container)].reverse()) await c.close();
+      const failures = await resolve(container, LIFECYCLE).stop();
+      if (failures.length > 0)
+        throw new AggregateError(
+          failures.map((f) => f.error),
+          'stopping failed',
+        );
     },
   };
 }
