@@ -13,7 +13,7 @@ export interface PostgresOptions {
   readonly statementTimeoutMs?: number;
   /** The longest a request waits for a connection, new or from the pool; default 2,000 ms. */
   readonly connectTimeoutMs?: number;
-  /** Groups of stock writes under way at once, each on a connection of its own; default 2 (see StockGroupCommit). */
+  /** Groups of stock writes under way at once, each on a connection of its own; default 2 (see GroupCommit). */
   readonly writeLanes?: number;
   /** Told when the server stops answering (with the failure) and when it answers again. */
   readonly onHealthChange?: (healthy: boolean, cause?: unknown) => void;
