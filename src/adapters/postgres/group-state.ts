@@ -1,7 +1,7 @@
 import { inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import { lapseOf, type Reservation } from '../../domain/reservation.js';
+import { type KeyedReservation, lapseOf, type Reservation } from '../../domain/reservation.js';
 import { decideReservationWrite } from '../../domain/reservation-decision.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
@@ -20,6 +20,17 @@ function entryAt(petId: PetId, pet: PetState, atMs: number): { entry: InventoryE
   return { entry: { item, version: pet.version + lapse.expired.length }, lapsed: lapse.expired };
 }
 
+const withoutKey = ({ keyId: _, ...reservation }: KeyedReservation): Reservation => reservation;
+
+/**
+ * The holds of a key still running at the group's earliest reserve: how many run past its latest
+ * command (so at every reserve's time), and the expiry of each of the others by id.
+ */
+export interface KeyHolds {
+  running: number;
+  readonly lapsing: Map<string, number>;
+}
+
 /**
  * What a group has read under its locks, moved by each command it decides, in the group's order: its
  * pets, the reservations its commits and releases name, the holds of its reserves' keys, the change
@@ -34,9 +45,11 @@ export class GroupState {
   constructor(
     readonly pets: Map<bigint, PetState>,
     /** The reservations named by the group's commits and releases, as the group leaves them. */
-    private readonly reservations: Map<string, Reservation>,
-    /** For each reserve's key, the expiry of each of its holds still running at the earliest reserve. */
-    private readonly keyHolds: Map<string, Map<string, number>>,
+    private readonly reservations: Map<string, KeyedReservation>,
+    /** For each reserve's key, its holds still running at the earliest reserve. */
+    private readonly keyHolds: Map<string, KeyHolds>,
+    /** The latest command's time: a hold running past it runs at every command's. */
+    private readonly latestMs: number,
     /** Change ids, ascending, taken for the group: each command takes the next ones it records. */
     private readonly freeIds: bigint[],
   ) {}
@@ -63,7 +76,9 @@ export class GroupState {
 
   decideReservation(command: ReservationCommand, claim: ClaimFound | undefined): ReservationWriteResult {
     const order = command.reservation;
-    const reservation = order.kind === 'reserve' ? undefined : this.reservations.get(order.reservationId);
+    const named = order.kind === 'reserve' ? undefined : this.reservations.get(order.reservationId);
+    // The core decides on the reservation as every store reads it; the key is the group's to count.
+    const reservation = named === undefined ? undefined : withoutKey(named);
     const petId = order.kind === 'reserve' ? order.petId : reservation?.petId;
     const pet = petId === undefined ? undefined : this.pets.get(petId);
     const seen = pet === undefined || petId === undefined ? undefined : entryAt(petId, pet, command.atMs);
@@ -86,7 +101,7 @@ export class GroupState {
       if (order.kind === 'reserve') {
         this.columns.create(written, command.actor);
         pet.holds.push(written);
-        this.keyHolds.get(command.actor)?.set(written.id, written.expiresAtMs);
+        this.count(command.actor, written, 1);
       } else {
         this.settle(written.id, written.state);
         pet.holds = pet.holds.filter((hold) => hold.id !== written.id);
@@ -111,18 +126,31 @@ export class GroupState {
 
   /** How many holds `actor` has at `atMs`, as the group leaves them. */
   private keyHoldsAt(actor: string, atMs: number): number {
-    let count = 0;
-    for (const [id, expiresAtMs] of this.keyHolds.get(actor) ?? []) {
+    const holds = this.keyHolds.get(actor);
+    if (holds === undefined) return 0;
+    let count = holds.running;
+    for (const [id, expiresAtMs] of holds.lapsing) {
       if (expiresAtMs > atMs && !this.ended.has(id)) count += 1;
     }
     return count;
+  }
+
+  /** Adds a hold of `actor` to (or, with -1, takes one from) the holds its key counts. */
+  private count(actor: string, hold: Reservation, by: 1 | -1): void {
+    const holds = this.keyHolds.get(actor);
+    if (holds === undefined) return;
+    if (hold.expiresAtMs > this.latestMs) holds.running += by;
+    else if (by === 1) holds.lapsing.set(hold.id, hold.expiresAtMs);
   }
 
   private settle(id: string, state: Reservation['state']): void {
     this.ended.add(id);
     this.columns.settle(id, state);
     const named = this.reservations.get(id);
-    if (named !== undefined) this.reservations.set(id, { ...named, state });
+    if (named === undefined || named.state !== 'held') return;
+    this.reservations.set(id, { ...named, state });
+    // A hold running past the latest command is counted by its key's number, not by its id.
+    this.count(named.keyId, named, -1);
   }
 
   /** Moves a pet to what a decision wrote; the holds that lapsed on the way are marked expired with it. */

@@ -85,13 +85,16 @@ export const GROUP_READ_RESERVATIONS = prepared(
 
 /**
  * The holds of the reserves' keys ($1, text[]) still running after $2 (the earliest reserve's time),
- * read under the keys' locks: key, id and expiry, from which each reserve counts its key's holds at its
- * own time (the partial index by key and expiry).
+ * read under the keys' locks, one row a key that has any: how many run past $3 (the latest command's
+ * time, so at every reserve's), and the id and expiry of the others, few or none, from which each
+ * reserve counts its key's holds at its own time (the partial index by key and expiry).
  */
 export const GROUP_KEY_HOLDS = prepared(
   'group_key_holds',
-  `SELECT actor, id, expires_at_ms FROM reservations
-   WHERE actor = ANY($1::text[]) AND state = 'held' AND expires_at_ms > $2::bigint`,
+  `SELECT actor, count(*) FILTER (WHERE expires_at_ms > $3::bigint)::int,
+     json_agg(json_build_array(id, expires_at_ms)) FILTER (WHERE expires_at_ms <= $3::bigint)
+   FROM reservations WHERE actor = ANY($1::text[]) AND state = 'held' AND expires_at_ms > $2::bigint
+   GROUP BY actor`,
 );
 
 /**

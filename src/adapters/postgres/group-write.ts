@@ -6,7 +6,7 @@ import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { storedClaimOf } from '../sql/stock-outcome-json.js';
 import type { PetState } from './group-columns.js';
-import { GroupState } from './group-state.js';
+import { GroupState, type KeyHolds } from './group-state.js';
 import {
   GROUP_CHANGE_IDS,
   GROUP_KEY_HOLDS,
@@ -19,7 +19,7 @@ import {
   GROUP_WRITE,
 } from './group-statements.js';
 import type { Transaction } from './postgres-database.js';
-import { type ReservationRow, reservationOfRow } from './postgres-reservation-statements.js';
+import { keyedReservationOfRow, type ReservationRow } from './postgres-reservation-statements.js';
 
 /** A write a group takes: a stock write (set, adjust, batch) or a reservation write (reserve, commit, release). */
 export type GroupWrite =
@@ -35,6 +35,7 @@ export type GroupOutcome =
 /** A reservation stored as held whose time is up, as the reads send it: id, quantity, created and expiry times. */
 type HoldJson = [id: string, quantity: number, createdAtMs: number, expiresAtMs: number];
 type RowRead = [id: bigint, quantity: number, status: string, version: bigint, held: number, holds: HoldJson[] | null];
+type KeyHoldsRead = [actor: string, running: number, lapsing: [id: string, expiresAtMs: number][] | null];
 type ClaimRead = [fingerprint: string | null, expiresAtMs: bigint | null, outcome: string | null];
 
 const holdOf =
@@ -116,7 +117,7 @@ async function readGroup(tx: Transaction, names: Names) {
     claims.length === 0 ? none : tx.rows<ClaimRead>(GROUP_READ_CLAIMS, [scopes, claimKeys]),
     tx.rows<RowRead>(GROUP_READ_ROWS, [names.pets, names.settled, names.latest]),
     names.settled.length === 0 ? none : tx.rows<ReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]),
-    keys.length === 0 ? none : tx.rows<[string, string, bigint]>(GROUP_KEY_HOLDS, [keys, names.earliestReserve]),
+    keys.length === 0 ? none : tx.rows<KeyHoldsRead>(GROUP_KEY_HOLDS, [keys, names.earliestReserve, names.latest]),
     names.changes === 0 ? none : tx.rows<[bigint]>(GROUP_CHANGE_IDS, [names.changes]),
   ]);
   const lockedIds = new Set(locked.map(([id]) => id));
@@ -135,13 +136,16 @@ async function readGroup(tx: Transaction, names: Names) {
       written: false,
     });
   }
-  const keyHolds = new Map<string, Map<string, number>>(keys.map((key) => [key, new Map()]));
-  for (const [actor, id, expiresAtMs] of holds) keyHolds.get(actor)?.set(id, Number(expiresAtMs));
-  const named = new Map(reservations.map((row) => [row[0], reservationOfRow(row)]));
+  const keyHolds = new Map<string, KeyHolds>(keys.map((key) => [key, { running: 0, lapsing: new Map() }]));
+  for (const [actor, running, lapsing] of holds) {
+    keyHolds.set(actor, { running, lapsing: new Map((lapsing ?? []).map(([id, expiresAtMs]) => [id, expiresAtMs])) });
+  }
+  const named = new Map(reservations.map((row) => [row[0], keyedReservationOfRow(row)]));
   const state = new GroupState(
     pets,
     named,
     keyHolds,
+    names.latest,
     changeIds.map(([id]) => id),
   );
   return { state, had, stored };
