@@ -52,13 +52,7 @@ async function autocannonRun(
       c.setRequests([...built.slice(start), ...built.slice(0, start)]);
     },
   });
-  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0 || result.requests.total === 0) {
-    const statuses = JSON.stringify(result.statusCodeStats ?? {});
-    throw new Error(
-      `${requests[0]?.method} ${origin}${requests[0]?.path}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ` +
-        `${result.timeouts} timeouts in ${result.requests.total} requests (status codes ${statuses})`,
-    );
-  }
+  assertAllAnswered(result, `${requests[0]?.method} ${origin}${requests[0]?.path}`);
   return {
     rps: result.requests.total / result.duration,
     p50Ms: result.latency.p50,
@@ -68,15 +62,34 @@ async function autocannonRun(
 }
 
 /** Runs the load on `server` (see autocannonRun) and reads the CPU time the server spent on it. */
-export async function runLoad(
+export function runLoad(
   server: ServerProcess,
   requests: readonly LoadRequest[],
   headers: Readonly<Record<string, string>>,
   seconds: number,
 ): Promise<LoadRun> {
+  return withServerCpu(server, () => autocannonRun(server.origin, requests, headers, seconds));
+}
+
+/** Runs `load` and reads the CPU time `server` spent on it, a request. */
+export async function withServerCpu(
+  server: ServerProcess,
+  load: () => Promise<Omit<LoadRun, 'cpuUsPerRequest'>>,
+): Promise<LoadRun> {
   const before = cpuSeconds(server.pid);
-  const run = await autocannonRun(server.origin, requests, headers, seconds);
+  const run = await load();
   const after = cpuSeconds(server.pid);
   const cpu = before === undefined || after === undefined ? undefined : ((after - before) * 1e6) / run.requests;
   return { ...run, cpuUsPerRequest: cpu };
+}
+
+/** Throws when any answer of a run was not 2xx or any request failed: a rate of errors is no figure. */
+export function assertAllAnswered(result: autocannon.Result, what: string): void {
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0 || result.requests.total === 0) {
+    const statuses = JSON.stringify(result.statusCodeStats ?? {});
+    throw new Error(
+      `${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ` +
+        `${result.timeouts} timeouts in ${result.requests.total} requests (status codes ${statuses})`,
+    );
+  }
 }

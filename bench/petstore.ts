@@ -79,25 +79,30 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
 }
 
 /**
- * `preparePetstore` done by an earlier build's own code (its schema and key format), through the
- * embedding API its `dist/index.js` exports, in a child process: for an A/B against that build.
+ * Fills a store the way `preparePetstore` does, by an earlier build's own code (its schema, migrations
+ * and key format), through the modules of its `dist` folder, in a child process: for an A/B against
+ * that build. `open` is JavaScript that opens the store from `storage` (the module at `storagePath`);
+ * answers the key it issued.
  */
-export function prepareEarlierPetstore(dist: string, path: string, pets: number): string {
+function prepareEarlier(dist: string, storagePath: string, open: string, pets: number): string {
+  const at = (path: string): string => JSON.stringify(join(dist, path));
   const script = `
-    const m = await import(${JSON.stringify(join(dist, 'index.js'))});
-    // From 1.2 on the SQLite store is at its own subpath, and the core hashes keys with Web Crypto.
-    const sqlite = m.openSqliteStorage === undefined
-      ? await import(${JSON.stringify(join(dist, 'adapters', 'sqlite', 'index.js'))}) : m;
-    const storage = sqlite.openSqliteStorage({ path: ${JSON.stringify(path)} });
+    const storage = await (await import(${at(storagePath)})).${open};
+    const { petId } = await import(${at('domain/pet-id.js')});
+    const { quantity } = await import(${at('domain/quantity.js')});
+    const { LIMIT_MAX, rateLimitPolicy } = await import(${at('domain/plan.js')});
+    const { NodeKeyCrypto } = await import(${at('adapters/system/node-key-crypto.js')});
+    const { systemClock } = await import(${at('adapters/system/system-clock.js')});
+    const { IssueApiKey } = await import(${at('application/use-cases/issue-api-key.js')});
     try {
       const added = await storage.pets.addAll(Array.from({ length: ${pets} }, (_, i) => ({
-        id: m.petId(BigInt(i + 1)), name: 'pet ' + (i + 1), quantity: m.quantity(i % 100),
+        id: petId(BigInt(i + 1)), name: 'pet ' + (i + 1), quantity: quantity(i % 100),
         status: i % 100 === 0 ? 'sold' : 'available',
       })));
       if (!added.ok) throw new Error(added.error.message);
-      const crypto = new (m.NodeKeyCrypto ?? m.WebCryptoKeyCrypto)();
-      const issued = await new m.IssueApiKey(storage.keys, crypto, crypto, m.systemClock).execute({
-        plan: 'enterprise', limits: m.rateLimitPolicy(m.LIMIT_MAX, m.LIMIT_MAX), label: 'bench',
+      const crypto = new NodeKeyCrypto();
+      const issued = await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({
+        plan: 'enterprise', limits: rateLimitPolicy(LIMIT_MAX, LIMIT_MAX), label: 'bench',
       });
       process.stdout.write(issued.key);
     } finally {
@@ -107,6 +112,24 @@ export function prepareEarlierPetstore(dist: string, path: string, pets: number)
   if (run.status !== 0) throw new Error(`preparing a database with ${dist} failed:\n${run.stderr}`);
   return run.stdout.trim();
 }
+
+/** `preparePetstore` done by an earlier build's own code (see prepareEarlier): an SQLite file at `path`. */
+export const prepareEarlierPetstore = (dist: string, path: string, pets: number): string =>
+  prepareEarlier(
+    dist,
+    'adapters/sqlite/sqlite-storage.js',
+    `openSqliteStorage({ path: ${JSON.stringify(path)} })`,
+    pets,
+  );
+
+/** The same over PostgreSQL: the database at `url`, migrated by that build. */
+export const prepareEarlierPostgres = (dist: string, url: string, pets: number): string =>
+  prepareEarlier(
+    dist,
+    'adapters/postgres/postgres-storage.js',
+    `openPostgresStorage({ url: ${JSON.stringify(url)} })`,
+    pets,
+  );
 
 /** This process's environment less whatever would change how a server child behaves. */
 export function cleanEnv(): NodeJS.ProcessEnv {

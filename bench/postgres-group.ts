@@ -1,18 +1,21 @@
 /**
  * The writes of the postgres suite against their baselines, in one run: PostgreSQL's own floor for a
- * write (pgbench), PATCH over PostgreSQL through HTTP on 100 pets and on one hot pet, the same on an
- * earlier build (`npm run bench -- --only=postgres --against=<dist>`, a folder with an earlier commit's build: "before"), and two
- * instances over one PostgreSQL behind deploy/'s nginx; and GET /v1/inventory on this build and the earlier one. Each round runs every one of them in turn, and
- * reads PostgreSQL's CPU (its server's processes, /proc) and the service's around each run.
+ * write (pgbench), PATCH over PostgreSQL through HTTP on 100 pets and on one hot pet, reservation writes
+ * (reserve and commit), the same on an earlier build (`npm run bench -- --only=postgres
+ * --against=<dist>`, a folder with an earlier commit's build: "before", its database made by its own
+ * code), and two instances over one PostgreSQL behind deploy/'s nginx; and GET /v1/inventory on this
+ * build and the earlier one. Each round runs every one of them in turn, and reads PostgreSQL's CPU (its
+ * server's processes, /proc) and the service's around each run.
  */
 import { join } from 'node:path';
 import { startNginx } from '../support/nginx-server.js';
 import type { PostgresServer } from '../support/postgres-server.js';
 import { LIST_PETS, LIST_REQUESTS, patchRequests } from './http.js';
-import { type LoadRequest, runLoad } from './load.js';
-import { startService } from './petstore.js';
+import { type LoadRequest, type LoadRun, runLoad } from './load.js';
+import { prepareEarlierPostgres, startService } from './petstore.js';
 import { serverCpuSeconds } from './postgres-cpu.js';
 import { CLIENTS, connect, floorWrite } from './postgres-floor-write.js';
+import { runReservationLoad } from './postgres-reservations.js';
 import { cpuSeconds, type ServerProcess, stopAll } from './server-process.js';
 import { count, median, ratio, table } from './stats.js';
 
@@ -38,6 +41,10 @@ export const HOT_PET: readonly LoadRequest[] = [3, 4].map((q) => ({
 
 export const FLOOR = `floor: pgbench, read + update/insert, ${CLIENTS} clients`;
 
+/** Each request a reservation write: a reserve of one, then the commit of what it reserved (see runReservationLoad). */
+const RESERVE_COMMIT_NOW = 'POST reservation + commit, 100 pets, now';
+const RESERVE_COMMIT_BEFORE = 'POST reservation + commit, 100 pets, before';
+
 /**
  * Measures the loads (see the file's comment); `key` is the key every store was prepared with, and
  * `prepare` fills a new database with the suite's pets and key.
@@ -55,15 +62,21 @@ export async function runGroupCommitLoads(
   const probe = await connect(await postgres.createDatabase());
   const nginxes: { stop(): Promise<void> }[] = [];
   try {
+    // An earlier build's database is made by its own code (its migrations, its key), so that a build
+    // older than this one's schema runs too; each server is loaded with its own database's key.
+    const keys = new Map<ServerProcess, string>();
+    const headersOf = (server: ServerProcess) => ({ authorization: `Bearer ${keys.get(server) ?? key}` });
     const start = async (name: string, dist?: string): Promise<ServerProcess> => {
       const url = await postgres.createDatabase();
-      await prepare(url);
+      const ownKey = dist === undefined ? undefined : prepareEarlierPostgres(dist, url, LIST_PETS);
+      if (ownKey === undefined) await prepare(url);
       const server = await startService(
         name,
         { db: join(dir, 'unused.db'), databaseUrl: url, ...(dist === undefined ? {} : { dist }) },
         join(dir, `${name.replace(/\W+/g, '-')}.log`),
       );
       servers.push(server);
+      if (ownKey !== undefined) keys.set(server, ownKey);
       return server;
     };
     const now = await start('now');
@@ -86,17 +99,20 @@ export async function runGroupCommitLoads(
     nginxes.push(nginx);
     // One database for the floor, used again each round (its tables are made once).
     const floorUrl = await postgres.createDatabase();
-    const headers = { authorization: `Bearer ${key}` };
     const patches = patchRequests(LIST_PETS, LIST_PETS);
     const measured = async (
       server: ServerProcess,
-      requests: readonly LoadRequest[],
+      requests: readonly LoadRequest[] | typeof runReservationLoad,
       seconds: number,
       others: readonly ServerProcess[] = [],
     ): Promise<WriteRun> => {
+      const load = (): Promise<LoadRun> =>
+        typeof requests === 'function'
+          ? requests(server, headersOf(server), seconds)
+          : runLoad(server, requests, headersOf(server), seconds);
       const cpu0 = serverCpuSeconds(probe.postmaster);
       const other0 = others.map((s) => cpuSeconds(s.pid) ?? 0);
-      const run = await runLoad(server, requests, headers, seconds);
+      const run = await load();
       const cpu1 = serverCpuSeconds(probe.postmaster);
       const otherUs = others.reduce((sum, s, i) => sum + ((cpuSeconds(s.pid) ?? 0) - (other0[i] ?? 0)) * 1e6, 0);
       return {
@@ -122,18 +138,22 @@ export async function runGroupCommitLoads(
         () => measured(viaNginx, patches, settings.seconds, [pair[1] as ServerProcess]),
       ],
     ];
+    loads.push([RESERVE_COMMIT_NOW, () => measured(now, runReservationLoad, settings.seconds)]);
     loads.push(['GET /v1/inventory, now', () => measured(now, LIST_REQUESTS, settings.seconds)]);
     if (before !== undefined) {
       loads.splice(2, 0, ['PATCH, 100 pets, before', () => measured(before, patches, settings.seconds)]);
       loads.push(['PATCH, one hot pet, before', () => measured(before, HOT_PET, settings.seconds)]);
+      loads.push([RESERVE_COMMIT_BEFORE, () => measured(before, runReservationLoad, settings.seconds)]);
       loads.push(['GET /v1/inventory, before', () => measured(before, LIST_REQUESTS, settings.seconds)]);
     }
     for (const server of [now, ...(before === undefined ? [] : [before])]) {
+      const headers = headersOf(server);
       await runLoad(server, patches, headers, settings.warmupSeconds);
       await runLoad(server, HOT_PET, headers, settings.warmupSeconds);
+      await runReservationLoad(server, headers, settings.warmupSeconds);
       await runLoad(server, LIST_REQUESTS, headers, settings.warmupSeconds);
     }
-    await runLoad(viaNginx, patches, headers, settings.warmupSeconds);
+    await runLoad(viaNginx, patches, headersOf(viaNginx), settings.warmupSeconds);
     const runs: Record<string, WriteRun[]> = {};
     for (let round = 1; round <= settings.rounds; round += 1) {
       for (const [name, measure] of loads) {

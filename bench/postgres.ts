@@ -247,8 +247,9 @@ export function postgresSection(result: PostgresResult, settings: PostgresSettin
     `- ${LIST_PETS} pets, the same in both stores, and one enterprise key, found through the key cache`,
     "  (PETSTORE_KEY_CACHE_MS, 500 ms) in both. A GET reads the store's stamp (over PostgreSQL one query,",
     '  shared by the GETs that arrive while one is under way) and the list itself only when the stamp moved;',
-    '  PATCHes over PostgreSQL go in groups (group commit): the PATCHes that arrive while the groups under',
-    '  way are busy lock and read their rows together, and one statement writes them all, with one commit.',
+    '  writes over PostgreSQL go in groups (group commit): the writes (stock and reservation) that arrive',
+    '  while the groups under way are busy lock and read their rows together, and one statement writes them',
+    '  all, with one commit.',
     '',
     table(
       [
@@ -287,7 +288,9 @@ function writesSection(result: PostgresResult): string[] {
     'connections writing pet 1), the same on the build before group commit' +
       (writes.earlier === undefined ? ' (not run: no `--against=<dist>`)' : ` (\`${writes.earlier}\`)`) +
       ', and two',
-    "instances of this build over one PostgreSQL behind deploy/'s nginx; then GET /v1/inventory on each build.",
+    "instances of this build over one PostgreSQL behind deploy/'s nginx; then reservation writes (each",
+    'connection reserves one of a pet and commits it, in turn, the pets restocked first) and GET',
+    "/v1/inventory on each build. The earlier build's database is made by its own code (its migrations).",
     'PostgreSQL takes a CHECKPOINT between runs, outside every measurement. Every service has a database of its',
     'own, filled alike. "Ratio to the floor" is each run\'s rate over the floor\'s of the same round (median',
     `of the rounds); "ratio to SQLite PATCH" is over the SQLite PATCH above (${count(sqliteRps)} req/s, median). CPU`,

@@ -13,7 +13,7 @@ export interface PostgresOptions {
   readonly statementTimeoutMs?: number;
   /** The longest a request waits for a connection, new or from the pool; default 2,000 ms. */
   readonly connectTimeoutMs?: number;
-  /** Groups of stock writes under way at once, each on a connection of its own; default 2 (see StockGroupCommit). */
+  /** Groups of stock writes under way at once, each on a connection of its own; default 2 (see GroupCommit). */
   readonly writeLanes?: number;
   /** Told when the server stops answering (with the failure) and when it answers again. */
   readonly onHealthChange?: (healthy: boolean, cause?: unknown) => void;
@@ -202,16 +202,6 @@ export class PostgresDatabase implements Queryable {
   }
 
   /**
-   * Runs `work` on one connection, each statement in a transaction of its own unless `work` sends BEGIN:
-   * a few statements that must share a session (an advisory lock taken by one and released by another).
-   * A connection whose work throws is destroyed rather than given back, and whatever its session held
-   * (a lock, a transaction left open) ends with it.
-   */
-  async session<T>(work: (session: Queryable) => Promise<T>): Promise<T> {
-    return this.track(this.inSession(work));
-  }
-
-  /**
    * Runs `work` in one transaction that is rolled back when `work` resolves to a refusal (an expected
    * failure such as a duplicate id) and committed when it resolves to `undefined`.
    */
@@ -274,18 +264,6 @@ export class PostgresDatabase implements Queryable {
         client.release(error ?? lost);
       },
     };
-  }
-
-  private async inSession<T>(work: (session: Queryable) => Promise<T>): Promise<T> {
-    const { statements, release } = await this.checkout();
-    try {
-      const result = await work(statements);
-      release();
-      return result;
-    } catch (error) {
-      release(error instanceof Error ? error : new Error(String(error)));
-      throw error;
-    }
   }
 
   private async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {

@@ -5,27 +5,24 @@ import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
-import type { IdempotencyClaim, StockCommand } from '../../domain/stock-command.js';
-import type { ClaimFound } from '../../domain/stock-decision.js';
+import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { storedClaimOf } from '../sql/stock-outcome-json.js';
-import { type PostgresDatabase, prepared, type Queryable } from './postgres-database.js';
+import { GroupCommit } from './group-commit.js';
+import { expireGroup } from './group-write.js';
+import { type PostgresDatabase, prepared } from './postgres-database.js';
 import { filteredPage } from './postgres-filtered-pages.js';
 import { listHoldsIn, nextHolderIn } from './postgres-hold-statements.js';
 import {
   type EntryRow,
   entryOfRow,
-  expireIn,
+  LAPSED_PETS,
   readReservation,
   reservedAt,
   STAMP_AT,
   versionAt,
-  writeReservationIn,
 } from './postgres-reservation-statements.js';
-import { writeStock } from './postgres-stock-write.js';
 import { SharedRead } from './shared-read.js';
-import { StockGroupCommit } from './stock-group-commit.js';
 
 // The statements of the request path, parsed and planned once per connection. What is reserved is read
 // at the time in the last parameter.
@@ -41,24 +38,6 @@ const ENTRY = prepared(
   'inventory_entry_at',
   `SELECT id, quantity, status, ${versionAt('$2')}, ${reservedAt('$2')} FROM pets WHERE id = $1`,
 );
-// A space joins scope and key: an Idempotency-Key is visible ASCII and a key id has none, so no two
-// claims join alike.
-const CLAIM_LOCK = prepared(
-  'inventory_claim_lock',
-  "SELECT pg_try_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))",
-);
-const CLAIM_RECORD = prepared(
-  'inventory_claim_record',
-  'SELECT fingerprint, expires_at_ms, outcome FROM idempotency_records WHERE scope = $1 AND key = $2',
-);
-// An expired record of the same claim that was not purged yet is replaced.
-const RECORD_OUTCOME = prepared(
-  'inventory_record_outcome',
-  `INSERT INTO idempotency_records (scope, key, fingerprint, outcome, expires_at_ms) VALUES ($1, $2, $3, $4, $5)
-   ON CONFLICT (scope, key) DO UPDATE
-     SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, expires_at_ms = excluded.expires_at_ms`,
-);
-
 /** The most entries one chunk of a list holds. */
 const LIST_CHUNK = 1_000;
 
@@ -68,9 +47,9 @@ type StockRow = [id: bigint, quantity: number, status: string, reserved: number]
 const itemOfRow = (row: StockRow): InventoryItem => inventoryItem(row[0], row[1], row[2] as PetStatus, row[3]);
 
 /**
- * Stock levels in the `pets` table, shared by every instance. Stock writes go in groups (see
- * stock-group-commit.ts): the group's rows locked and read, the core's decision of each command, and
- * one statement that applies them all, in one transaction.
+ * Stock levels in the `pets` table, shared by every instance. Stock and reservation writes go in groups
+ * (see group-commit.ts): the group's keys and rows locked and read, the core's decision of each write,
+ * and one statement that applies them all, in one transaction.
  */
 export class PostgresInventoryRepository implements InventoryRepository {
   /**
@@ -78,8 +57,8 @@ export class PostgresInventoryRepository implements InventoryRepository {
    * the previous one is under way, and each still sees every write committed before it arrived.
    */
   private readonly stamps: SharedRead<string>;
-  /** Stock writes, committed in groups; a group that fails is written again a command at a time. */
-  private readonly group: StockGroupCommit;
+  /** Stock and reservation writes, committed in groups; a group that fails is written again a write at a time. */
+  private readonly group: GroupCommit;
 
   /** `clock` is the time what is reserved is read at. */
   constructor(
@@ -92,11 +71,7 @@ export class PostgresInventoryRepository implements InventoryRepository {
       const [row] = await this.db.rows<[string]>(STAMP_AT, [this.clock.nowMs()]);
       return (row as [string])[0];
     });
-    this.group = new StockGroupCommit(
-      db,
-      (command) => writeStock(db, command),
-      writeLanes === undefined ? {} : { lanes: writeLanes },
-    );
+    this.group = new GroupCommit(db, writeLanes === undefined ? {} : { lanes: writeLanes });
   }
 
   /**
@@ -135,10 +110,10 @@ export class PostgresInventoryRepository implements InventoryRepository {
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
-    return this.group.submit(command);
+    return this.group.writeStock(command);
   }
 
-  /** Resolves once no stock write is queued or under way: the store closes after it. */
+  /** Resolves once no write is queued or under way: the store closes after it. */
   drained(): Promise<void> {
     return this.group.drained();
   }
@@ -157,16 +132,7 @@ export class PostgresInventoryRepository implements InventoryRepository {
   }
 
   writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
-    const claim = command.idempotency;
-    return this.db.transaction((tx) =>
-      writeReservationIn(
-        tx,
-        command,
-        async () => (claim === undefined ? undefined : readClaim(tx, claim)),
-        (claimed, text) =>
-          tx.run(RECORD_OUTCOME, [claimed.scope, claimed.key, claimed.fingerprint, text, claimed.expiresAtMs]),
-      ),
-    );
+    return this.group.writeReservation(command);
   }
 
   getReservation(id: string): Promise<Reservation | undefined> {
@@ -181,21 +147,19 @@ export class PostgresInventoryRepository implements InventoryRepository {
     return nextHolderIn(this.db, after);
   }
 
-  expireReservations(nowMs: number, max: number): Promise<number> {
-    return expireIn(this.db, nowMs, max);
+  /**
+   * Marks expired the lapsed holds of at most `max` pets that have any, in one transaction that locks
+   * and writes their rows as a group of writes does, so it never waits on a write in a cycle.
+   */
+  async expireReservations(nowMs: number, max: number): Promise<number> {
+    const pets = await this.db.rows<[bigint]>(LAPSED_PETS, [nowMs, max]);
+    if (pets.length === 0) return 0;
+    return this.db.transaction((tx) =>
+      expireGroup(
+        tx,
+        pets.map(([id]) => id),
+        nowMs,
+      ),
+    );
   }
-}
-
-/**
- * Sends a reservation write's claim statements (not awaited: they travel with the rest of the first
- * round trip). The advisory lock is held until the transaction ends: another instance's write with the
- * same claim holds it while it runs, and a retry is told "in use" at once instead of queueing behind it.
- */
-function readClaim(tx: Queryable, claim: IdempotencyClaim): Promise<ClaimFound> {
-  const lock = tx.rows<[boolean]>(CLAIM_LOCK, [claim.scope, claim.key]);
-  const stored = tx.rows<[string, bigint, string]>(CLAIM_RECORD, [claim.scope, claim.key]);
-  return Promise.all([lock, stored]).then(([[[held] = [false]], [row]]) => ({
-    heldElsewhere: !held,
-    stored: row === undefined ? undefined : storedClaimOf(row[0], Number(row[1]), row[2], undefined),
-  }));
 }

@@ -1,40 +1,54 @@
 import { AsyncResource } from 'node:async_hooks';
+import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
+import { type GroupOutcome, type GroupWrite, writeGroup } from './group-write.js';
 import { type PostgresDatabase, PostgresUnavailableError } from './postgres-database.js';
-import { type GroupOutcome, writeGroup } from './stock-group-write.js';
 
 interface Waiting {
-  readonly command: StockCommand;
-  /** The context the command was submitted in (a request's trace): its group's statements run in the first's. */
+  readonly write: GroupWrite;
+  /** The context the write was submitted in (a request's trace): its group's statements run in the first's. */
   readonly context: AsyncResource;
-  resolve(result: StockWriteResult): void;
+  settle(outcome: GroupOutcome): void;
   reject(error: unknown): void;
 }
 
-/** How group commit runs: how many groups may be under way at once, and the most commands in one. */
-export interface StockGroupOptions {
+/** How group commit runs: how many groups may be under way at once, and the most writes in one. */
+export interface GroupOptions {
   /** Groups under way at once, each on a connection of its own; default 2. */
   readonly lanes?: number;
   /** The most commands one group takes; default 500. */
   readonly maxGroup?: number;
 }
 
-const claimKeyOf = (command: StockCommand): string | undefined =>
+const claimKeyOf = ({ command }: GroupWrite): string | undefined =>
   command.idempotency === undefined ? undefined : `${command.idempotency.scope} ${command.idempotency.key}`;
 
+/** The outcome as the promise of its kind of write settles it: a result, or the error it threw. */
+function settleAs<K extends GroupWrite['kind'], R>(
+  kind: K,
+  resolve: (result: R) => void,
+  reject: (error: unknown) => void,
+): (outcome: GroupOutcome) => void {
+  return (outcome) => {
+    if (!outcome.ok) reject(outcome.error);
+    else if (outcome.kind !== kind) reject(new Error(`a ${kind} write was answered as a ${outcome.kind} write`));
+    else resolve(outcome.result as R);
+  };
+}
+
 /**
- * Stock writes over PostgreSQL, committed in groups: the commands that arrive while the groups under
- * way are busy go together in the next one, one transaction of two round trips and one commit (see
- * writeGroup). With synchronous commit each commit waits for the disk, and each transaction costs the
- * server its own work: a group pays both once for all of its commands. Each command is still decided
- * alone by the core and written all or nothing alone.
+ * Writes over PostgreSQL (stock and reservation writes alike), committed in groups: the writes that
+ * arrive while the groups under way are busy go together in the next one, one transaction of two round
+ * trips and one commit (see writeGroup). With synchronous commit each commit waits for the disk, and
+ * each transaction costs the server its own work: a group pays both once for all of its writes. Each
+ * write is still decided alone by the core and written all or nothing alone.
  *
- * When a group fails (a statement threw: nothing of it was written), its commands are written again
- * each alone by `alone`, so that none fails for another's sake; only when PostgreSQL cannot be reached
- * do they all fail with that.
+ * When a group fails (a statement threw: nothing of it was written), its writes are written again each
+ * alone, as a group of one, so that none fails for another's sake; only when PostgreSQL cannot be
+ * reached do they all fail with that.
  */
-export class StockGroupCommit {
+export class GroupCommit {
   private queue: Waiting[] = [];
   private busy = 0;
   private scheduled = false;
@@ -44,19 +58,29 @@ export class StockGroupCommit {
 
   constructor(
     private readonly db: PostgresDatabase,
-    private readonly alone: (command: StockCommand) => Promise<StockWriteResult>,
-    options: StockGroupOptions = {},
+    options: GroupOptions = {},
   ) {
     this.lanes = options.lanes ?? 2;
     this.maxGroup = options.maxGroup ?? 500;
   }
 
-  /** Queues a command; it goes with the others queued by the time a lane is free. */
-  submit(command: StockCommand): Promise<StockWriteResult> {
+  /** Queues a stock write; it goes with the others queued by the time a lane is free. */
+  writeStock(command: StockCommand): Promise<StockWriteResult> {
     return new Promise<StockWriteResult>((resolve, reject) => {
-      this.queue.push({ command, context: new AsyncResource('StockGroupCommit'), resolve, reject });
-      this.schedule();
+      this.submit({ kind: 'stock', command }, settleAs('stock', resolve, reject), reject);
     });
+  }
+
+  /** Queues a reservation write, as `writeStock`. */
+  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
+    return new Promise<ReservationWriteResult>((resolve, reject) => {
+      this.submit({ kind: 'reservation', command }, settleAs('reservation', resolve, reject), reject);
+    });
+  }
+
+  private submit(write: GroupWrite, settle: (outcome: GroupOutcome) => void, reject: (error: unknown) => void): void {
+    this.queue.push({ write, context: new AsyncResource('GroupCommit'), settle, reject });
+    this.schedule();
   }
 
   /** Resolves once nothing is queued or under way. */
@@ -101,7 +125,7 @@ export class StockGroupCommit {
     let index = 0;
     for (; index < this.queue.length && group.length < this.maxGroup; index += 1) {
       const waiting = this.queue[index] as Waiting;
-      const key = claimKeyOf(waiting.command);
+      const key = claimKeyOf(waiting.write);
       if (key !== undefined && claims.has(key)) {
         later.push(waiting);
         continue;
@@ -119,21 +143,19 @@ export class StockGroupCommit {
       outcomes = await this.db.transaction((tx) =>
         writeGroup(
           tx,
-          group.map((waiting) => waiting.command),
+          group.map((waiting) => waiting.write),
         ),
       );
     } catch (error) {
-      if (error instanceof PostgresUnavailableError) {
+      if (error instanceof PostgresUnavailableError || group.length === 1) {
         for (const waiting of group) waiting.reject(error);
         return;
       }
-      await Promise.all(group.map((waiting) => this.alone(waiting.command).then(waiting.resolve, waiting.reject)));
+      await Promise.all(group.map((waiting) => this.run([waiting])));
       return;
     }
     group.forEach((waiting, index) => {
-      const outcome = outcomes[index] as GroupOutcome;
-      if (outcome.ok) waiting.resolve(outcome.result);
-      else waiting.reject(outcome.error);
+      waiting.settle(outcomes[index] as GroupOutcome);
     });
   }
 }
