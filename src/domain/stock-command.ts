@@ -92,7 +92,8 @@ const ORDER_KINDS: { readonly [K in StockOrderKind]: OrderKind<K> } = {
 export const isStockOrderKind = (kind: unknown): kind is StockOrderKind =>
   typeof kind === 'string' && Object.hasOwn(ORDER_KINDS, kind);
 
-const KINDS: readonly StockOrderKind[] = Object.keys(ORDER_KINDS).filter(isStockOrderKind);
+/** Every kind of stock order the core knows. */
+export const STOCK_ORDER_KINDS: readonly StockOrderKind[] = Object.keys(ORDER_KINDS).filter(isStockOrderKind);
 
 /** The one value of an order (or of an OrderValue), whatever its kind. */
 export function orderValueOf<K extends StockOrderKind>(order: OrderValues[K] & { readonly kind: K }): unknown {
@@ -111,17 +112,21 @@ export function stockOrder(kind: unknown, value: unknown, pet: OrderOfPet): Resu
   return ok(order);
 }
 
-const ONE_VALUE = `takes ${KINDS.map((kind) => ORDER_KINDS[kind].field).join(' or ')}, one of them`;
+const ONE_VALUE = `takes ${STOCK_ORDER_KINDS.map((kind) => ORDER_KINDS[kind].field).join(' or ')}, one of them`;
 
 /**
  * The order an entry names by the name of its value (`{quantity}` a set, `{delta}` an adjustment), for
  * `pet`; an entry that names no kind's value, or several, is refused.
  */
 export function stockOrderNamed(entry: Readonly<Record<string, unknown>>, pet: OrderOfPet): Result<StockOrder, string> {
-  const named = KINDS.filter((kind) => entry[ORDER_KINDS[kind].field] !== undefined);
-  const [kind] = named;
-  if (kind === undefined || named.length > 1) return fail(ONE_VALUE);
-  return stockOrder(kind, entry[ORDER_KINDS[kind].field], pet);
+  let named: StockOrderKind | undefined;
+  for (const kind of STOCK_ORDER_KINDS) {
+    if (entry[ORDER_KINDS[kind].field] === undefined) continue;
+    if (named !== undefined) return fail(ONE_VALUE);
+    named = kind;
+  }
+  if (named === undefined) return fail(ONE_VALUE);
+  return stockOrder(named, entry[ORDER_KINDS[named].field], pet);
 }
 
 /**
