@@ -1,5 +1,4 @@
 import { stockLevel } from '../../domain/inventory-item.js';
-import type { PetId } from '../../domain/pet-id.js';
 import { isPetStatus, type PetStatus } from '../../domain/pet-status.js';
 import { RESERVATION_STATES, type Reservation, type ReservationState } from '../../domain/reservation.js';
 import {
@@ -22,7 +21,6 @@ import {
 import {
   type Codec,
   claimCodec,
-  type Fields,
   type Guard,
   isVersions,
   keyRefusal,
@@ -111,9 +109,18 @@ export const stockResultCodec: ReplyCodec<StockWriteResult> = {
       const id = fields.bigint('change id');
       const kind = fields.read('change kind', 'a kind of change', isChangeKind);
       const reason = fields.nullableString('reason');
-      const petId = fields.petId('pet');
-      const before = level(fields, petId, 'before');
-      const after = level(fields, petId, 'after');
+      // stockLevel checks the pet id's range, and each quantity, again.
+      const petId = fields.bigint('pet');
+      const before = stockLevel(
+        petId,
+        fields.quantity('quantity before'),
+        fields.read('status before', 'a pet status', isPetStatusValue),
+      );
+      const after = stockLevel(
+        petId,
+        fields.quantity('quantity after'),
+        fields.read('status after', 'a pet status', isPetStatusValue),
+      );
       const version = fields.integer('version');
       const reserved = fields.quantity('reserved');
       entries.push({ change: { id, kind, before, after, actor, atMs, reason }, version, reserved });
@@ -124,11 +131,6 @@ export const stockResultCodec: ReplyCodec<StockWriteResult> = {
 };
 
 const isPetStatusValue: Guard<PetStatus> = isPetStatus;
-
-function level(fields: Fields, petId: PetId, when: string) {
-  const quantity = fields.quantity(`quantity ${when}`);
-  return stockLevel(petId, quantity, fields.read(`status ${when}`, 'a pet status', isPetStatusValue));
-}
 
 const reservationOrderCodec: Codec<ReservationOrder> = {
   write(order, out) {
