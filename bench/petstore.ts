@@ -80,19 +80,23 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
 
 /**
  * `preparePetstore` done by an earlier build's own code (its schema and key format), through the
- * embedding API its `dist/index.js` exports, in a child process: for an A/B against that build.
+ * embedding API its `dist/index.js` exports (and, from 1.2's subpaths on, `dist/adapters/sqlite`), in a
+ * child process: for an A/B against that build.
  */
 export function prepareEarlierPetstore(dist: string, path: string, pets: number): string {
   const script = `
     const m = await import(${JSON.stringify(join(dist, 'index.js'))});
-    const storage = m.openSqliteStorage({ path: ${JSON.stringify(path)} });
+    const sqlite = m.openSqliteStorage === undefined
+      ? await import(${JSON.stringify(join(dist, 'adapters', 'sqlite', 'index.js'))})
+      : m;
+    const storage = sqlite.openSqliteStorage({ path: ${JSON.stringify(path)} });
     try {
       const added = await storage.pets.addAll(Array.from({ length: ${pets} }, (_, i) => ({
         id: m.petId(BigInt(i + 1)), name: 'pet ' + (i + 1), quantity: m.quantity(i % 100),
         status: i % 100 === 0 ? 'sold' : 'available',
       })));
       if (!added.ok) throw new Error(added.error.message);
-      const crypto = new m.NodeKeyCrypto();
+      const crypto = m.NodeKeyCrypto === undefined ? new m.WebCryptoKeyCrypto() : new m.NodeKeyCrypto();
       const issued = await new m.IssueApiKey(storage.keys, crypto, crypto, m.systemClock).execute({
         plan: 'enterprise', limits: m.rateLimitPolicy(m.LIMIT_MAX, m.LIMIT_MAX), label: 'bench',
       });
