@@ -10,14 +10,17 @@
  * where there is one) and the rest (V8's and libuv's helpers).
  *
  * With `--against=<dist folder>`, the service of that earlier build joins the rounds, on a database its
- * own code prepared: how a change to the write path is checked against a release in one run.
+ * own code prepared, and both services are measured again with 100-entry batches (every order of a batch
+ * crosses to the writer thread and back, as a PATCH's one does): how a change to the write path is
+ * checked against a release in one run.
  * Run alone with `npm run bench -- --only=floors` (or `-- --quick --only=floors`, one short round).
  * PostgreSQL's floor (pgbench) runs in every round of the postgres suite.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadSettings } from './http.js';
-import { LIST_PETS, patchRequests } from './http.js';
+import { BATCH_ENTRIES, batchRequests, LIST_PETS, patchRequests } from './http.js';
+import type { LoadRequest } from './load.js';
 import { runLoad } from './load.js';
 import { cleanEnv, prepareEarlierPetstore, preparePetstore, startBaseline, startService } from './petstore.js';
 import {
@@ -40,6 +43,8 @@ interface Split extends ThreadSplit {
 export interface FloorSide {
   readonly name: string;
   readonly splits: Split[];
+  /** What it was sent: PATCHes (absent in results from before batches were measured), or batches. */
+  readonly load?: 'patch' | 'batch';
 }
 
 /** The sides in the order measured, bare Koa first: the baseline. */
@@ -50,14 +55,16 @@ interface Side {
   readonly name: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly server: ServerProcess;
+  readonly load: 'patch' | 'batch';
 }
 
-const requests = () => patchRequests(LIST_PETS, 50);
+const requests = (load: Side['load']): LoadRequest[] =>
+  load === 'batch' ? batchRequests() : patchRequests(LIST_PETS, 50);
 
 /** One load on `server`, with its CPU µs a request, split by thread. */
 async function measure(side: Side, seconds: number): Promise<Split> {
   const before = ticksByThread(side.server.pid);
-  const run = await runLoad(side.server, requests(), side.headers, seconds);
+  const run = await runLoad(side.server, requests(side.load), side.headers, seconds);
   const split = threadSplit(side.server.pid, before, ticksByThread(side.server.pid), run.requests);
   return { ...split, all: split.loop + split.busiestOther + split.rest };
 }
@@ -78,29 +85,44 @@ async function startSides(dir: string, against: string | undefined, servers: Ser
       await startServer(name, ['--import', 'tsx', script, db, synchronous], cleanEnv(), join(dir, `${name}.log`)),
     );
   };
+  const service: Side = {
+    name: 'service (in-process limiter)',
+    headers: { authorization: `Bearer ${key}` },
+    server: started(await startService('service', { db: serviceDb }, join(dir, 'floors-service.log'))),
+    load: 'patch',
+  };
   const sides: Side[] = [
     {
       name: 'bare Koa',
       headers: {},
       server: started(await startBaseline('baseline', join(dir, 'floors-body.json'), join(dir, 'floors-b.log'))),
+      load: 'patch',
     },
-    { name: 'bare Koa + the store write', headers: {}, server: await storeWrite('store-write', 'FULL') },
+    { name: 'bare Koa + the store write', headers: {}, server: await storeWrite('store-write', 'FULL'), load: 'patch' },
     {
       name: 'the same, synchronous NORMAL (no fsync a commit)',
       headers: {},
       server: await storeWrite('store-write-normal', 'NORMAL'),
+      load: 'patch',
     },
-    {
-      name: 'service (in-process limiter)',
-      headers: { authorization: `Bearer ${key}` },
-      server: started(await startService('service', { db: serviceDb }, join(dir, 'floors-service.log'))),
-    },
+    service,
   ];
   if (against !== undefined) {
     const db = join(dir, 'floors-earlier.db');
     const earlierKey = prepareEarlierPetstore(against, db, LIST_PETS);
     const server = started(await startService('earlier', { db, dist: against }, join(dir, 'floors-earlier.log')));
-    sides.push({ name: `service of ${against}`, headers: { authorization: `Bearer ${earlierKey}` }, server });
+    const earlier: Side = {
+      name: `service of ${against}`,
+      headers: { authorization: `Bearer ${earlierKey}` },
+      server,
+      load: 'patch',
+    };
+    const batches = `, POST /v1/inventory/batch (${BATCH_ENTRIES} entries)`;
+    sides.push(
+      earlier,
+      { ...service, name: `${service.name}${batches}`, load: 'batch' },
+      { ...earlier, name: `${earlier.name}${batches}`, load: 'batch' },
+    );
   }
   return sides;
 }
@@ -115,14 +137,14 @@ export async function runFloorsSuite(
   const servers: ServerProcess[] = [];
   try {
     const sides = await startSides(dir, against, servers);
-    for (const side of sides) await runLoad(side.server, requests(), side.headers, settings.warmupSeconds);
-    const result: FloorsResult = sides.map((side) => ({ name: side.name, splits: [] }));
+    for (const side of sides) await runLoad(side.server, requests(side.load), side.headers, settings.warmupSeconds);
+    const result: FloorsResult = sides.map((side) => ({ name: side.name, splits: [], load: side.load }));
     for (let round = 0; round < settings.rounds; round += 1) {
       for (let k = 0; k < sides.length; k += 1) {
         const i = (round + k) % sides.length;
         result[i]?.splits.push(await measure(sides[i] as Side, settings.seconds));
       }
-      progress(`  round ${round + 1}: ${result.map((s) => s.splits.at(-1)?.all.toFixed(0)).join(' / ')} µs a PATCH`);
+      progress(`  round ${round + 1}: ${result.map((s) => s.splits.at(-1)?.all.toFixed(0)).join(' / ')} µs a request`);
     }
     return result;
   } finally {
@@ -142,7 +164,7 @@ export function floorsSection(result: FloorsResult, settings: FloorsSettings): s
       f0(of((s) => s.loop)),
       f0(of((s) => s.busiestOther)),
       f0(of((s) => s.rest)),
-      ratio(baseline / of((s) => s.all)),
+      side.load === 'batch' ? '-' : ratio(baseline / of((s) => s.all)),
     ];
   });
   return [
@@ -158,8 +180,9 @@ export function floorsSection(result: FloorsResult, settings: FloorsSettings): s
     'turning each round; server CPU µs a request, medians. "Ratio" is bare Koa\'s CPU a request over the',
     "server's (1.00 for bare Koa itself). The store write is bare Koa with the SQLite storage's durable write",
     '(`bench/store-write-server.ts`: writer thread, group commit), synchronous FULL as the service runs it,',
-    "then NORMAL; what the service adds over it is everything else it does. PostgreSQL's floor (pgbench) is",
-    'in the PostgreSQL section.',
+    'then NORMAL; what the service adds over it is everything else it does. With an earlier build, both',
+    `services are measured again with batches of ${BATCH_ENTRIES} entries (CPU µs a batch; no ratio). PostgreSQL's`,
+    'floor (pgbench) is in the PostgreSQL section.',
     '',
     table(['server', 'all threads', 'event loop', 'busiest other thread', 'other threads', 'ratio'], rows),
   ].join('\n');

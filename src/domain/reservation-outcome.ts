@@ -119,3 +119,30 @@ export function reservationResultOf(outcome: ReservationOutcome, replayed: boole
 
 export const isReservationOutcome = (outcome: { readonly kind: string }): outcome is ReservationOutcome =>
   outcome.kind === 'reservation' || outcome.kind === 'reservation_refused';
+
+/** What each kind of refusal carries besides its code: the pet or the reservation, and its numbers. */
+const RESERVATION_REFUSAL_DATA: Readonly<
+  Record<ReservationRefusalCode, { readonly names: 'pet' | 'reservation'; readonly numbers: readonly string[] }>
+> = {
+  pet_not_found: { names: 'pet', numbers: [] },
+  precondition_failed: { names: 'pet', numbers: ['currentVersion'] },
+  insufficient_stock: { names: 'pet', numbers: ['quantity', 'available'] },
+  hold_limit_exceeded: { names: 'pet', numbers: ['limit'] },
+  hold_ttl_exceeded: { names: 'pet', numbers: ['ttlSeconds', 'maxSeconds'] },
+  reservation_not_found: { names: 'reservation', numbers: [] },
+  reservation_committed: { names: 'reservation', numbers: [] },
+  reservation_released: { names: 'reservation', numbers: [] },
+  reservation_expired: { names: 'reservation', numbers: [] },
+};
+
+/** Whether `value` is a refusal as the core makes it, every field it names of the right type. */
+export function isReservationRefusal(value: unknown): value is ReservationRefusal {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Readonly<Record<string, unknown>>;
+  const code = record.code;
+  if (typeof code !== 'string' || !Object.hasOwn(RESERVATION_REFUSAL_DATA, code)) return false;
+  const data = RESERVATION_REFUSAL_DATA[code as ReservationRefusalCode];
+  const named = data.names === 'pet' ? typeof record.petId === 'bigint' : typeof record.reservationId === 'string';
+  const keyed = code !== 'hold_limit_exceeded' || typeof record.keyId === 'string';
+  return named && keyed && data.numbers.every((field) => Number.isSafeInteger(record[field]));
+}

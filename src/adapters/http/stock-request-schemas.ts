@@ -4,7 +4,7 @@ import { type PetId, parsePetId } from '../../domain/pet-id.js';
 import { QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import { isReason, REASON_MAX } from '../../domain/stock-change.js';
-import { isDelta, type StockOrder } from '../../domain/stock-command.js';
+import { isDelta, type StockOrder, stockOrderNamed } from '../../domain/stock-command.js';
 import { integerField, isJsonObject, parseBody, QuantityField } from './request-schemas.js';
 
 /* The bodies of the stock writes: PATCH, adjustments and batches, each field by the domain's rules. */
@@ -91,10 +91,6 @@ const BatchEntry = v.pipe(
     'petId, quantity or delta, ifVersion and reason',
     'petId is required',
   ),
-  v.check(
-    (entry) => (entry.quantity === undefined) !== (entry.delta === undefined),
-    'takes quantity or delta, one of them',
-  ),
 );
 
 const BATCH_SIZE_MESSAGE = `changes must be an array of 1 to ${BATCH_MAX} entries`;
@@ -111,20 +107,6 @@ const Batch = bodyObject(
   'changes and reason',
   'changes is required',
 );
-
-type BatchEntryBody = v.InferOutput<typeof BatchEntry>;
-
-/** An entry as an order: a set or an adjustment, its own reason or else the batch's. */
-function orderOf(entry: BatchEntryBody, reason: string | undefined): StockOrder {
-  const common = {
-    petId: entry.petId,
-    ...(entry.ifVersion === undefined ? {} : { ifVersion: [entry.ifVersion] }),
-    ...((entry.reason ?? reason) === undefined ? {} : { reason: entry.reason ?? reason }),
-  };
-  return entry.quantity === undefined
-    ? { kind: 'adjust', delta: entry.delta as number, ...common }
-    : { kind: 'set', quantity: entry.quantity, ...common };
-}
 
 /** Where an issue of the batch lies, `changes[3]: ` for one of its entries. */
 const placeOf = (issue: v.BaseIssue<unknown>): string => {
@@ -145,12 +127,21 @@ export function parseBatch(body: unknown): Result<readonly StockOrder[], string>
   }
   const { changes, reason } = parsed.output;
   const seen = new Map<PetId, number>();
+  const orders: StockOrder[] = [];
   for (const [index, entry] of changes.entries()) {
     const first = seen.get(entry.petId);
     if (first !== undefined) {
       return fail(`changes[${index}]: pet ${entry.petId} is already changed by changes[${first}]; name each pet once`);
     }
     seen.set(entry.petId, index);
+    // The core makes the order from the value the entry names: the schema checked each field's value.
+    const order = stockOrderNamed(entry, {
+      petId: entry.petId,
+      ifVersion: entry.ifVersion === undefined ? undefined : [entry.ifVersion],
+      reason: entry.reason ?? reason,
+    });
+    if (!order.ok) return fail(`changes[${index}]: ${order.error}`);
+    orders.push(order.value);
   }
-  return ok(changes.map((entry) => orderOf(entry, reason)));
+  return ok(orders);
 }

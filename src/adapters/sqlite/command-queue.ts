@@ -3,7 +3,7 @@ import type { ReservationCommand, ReservationWriteResult } from '../../domain/re
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { GroupCommit } from './group-commit.js';
-import { type QueuedCommand, type QueuedResult, StockCommandStatements } from './stock-command-statements.js';
+import { StockCommandStatements } from './stock-command-statements.js';
 
 /**
  * Where SqliteInventoryRepository sends its writes: a group commit on the store's own connection
@@ -25,7 +25,7 @@ export interface CommandQueue {
  */
 export class InlineCommandQueue implements CommandQueue {
   private readonly writer: StockCommandStatements;
-  private readonly batches: GroupCommit<QueuedCommand, QueuedResult>;
+  private readonly batches: GroupCommit;
 
   /**
    * `onWrite` is told of every stock row changed, as StockCommandStatements says; `onGroupCommit` of the number of
@@ -36,15 +36,15 @@ export class InlineCommandQueue implements CommandQueue {
     hooks: { readonly onWrite: () => void; readonly onGroupCommit?: ((writes: number) => void) | undefined },
   ) {
     this.writer = new StockCommandStatements(db, hooks.onWrite);
-    this.batches = new GroupCommit(db, (command: QueuedCommand) => this.writer.run(command), hooks.onGroupCommit);
+    this.batches = new GroupCommit(db, hooks.onGroupCommit);
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
-    return this.batches.submit(command) as Promise<StockWriteResult>;
+    return this.batches.submit(() => this.writer.write(command));
   }
 
   writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
-    return this.batches.submit(command) as Promise<ReservationWriteResult>;
+    return this.batches.submit(() => this.writer.writeReservation(command));
   }
 
   async forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {

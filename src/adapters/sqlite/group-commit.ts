@@ -1,12 +1,15 @@
 import type { Database } from 'better-sqlite3';
 
-interface Job<I, O> {
-  readonly input: I;
-  resolve(output: O): void;
+/** One write queued: its work, run inside the batch's transaction, and its promise's settlement. */
+interface Job {
+  /** Runs the work and keeps what it answered; it may run twice (see GroupCommit's constructor). */
+  run(): void;
+  /** Settles the promise with what the last run answered, once the batch is committed. */
+  resolve(): void;
   reject(error: unknown): void;
 }
 
-type Outcome<O> = { readonly ok: true; readonly output: O } | { readonly ok: false; readonly error: unknown };
+const NONE_FAILED: ReadonlyMap<Job, unknown> = new Map();
 
 /**
  * Runs write jobs in shared transactions. With synchronous=FULL every commit waits for the disk, so a
@@ -14,57 +17,55 @@ type Outcome<O> = { readonly ok: true; readonly output: O } | { readonly ok: fal
  * (the same turn of the event loop) run together in ONE transaction; a job that throws is rolled back
  * alone and fails alone (the batch then runs again with a savepoint a job). The batch is committed
  * once, and only after the commit does any job's promise settle, so a resolved job is as durable as if
- * it had committed alone.
+ * it had committed alone. Each job is its own work, so each promise has the type of its own answer.
  */
-export class GroupCommit<I, O> {
-  private pending: Job<I, O>[] = [];
-  private readonly runBatch: (jobs: readonly Job<I, O>[]) => Outcome<O>[];
+export class GroupCommit {
+  private pending: Job[] = [];
+  /** Runs a batch and commits it; answers the jobs that failed alone, with their errors. */
+  private readonly runBatch: (jobs: readonly Job[]) => ReadonlyMap<Job, unknown>;
 
-  /**
-   * `run` does one job's reads and writes, inside the batch's transaction (and inside a savepoint of it
-   * when the batch runs again after a job threw): it may run twice, so what it does besides its SQL
-   * must be harmless to repeat (the inline store's revision bump is).
-   * `onCommit` is told the size of each batch once it is committed (for metrics).
-   */
+  /** `onCommit` is told the size of each batch once it is committed (for metrics). */
   constructor(
     db: Database,
-    run: (input: I) => O,
     private readonly onCommit?: (jobs: number) => void,
   ) {
     // A better-sqlite3 transaction called inside another one becomes a savepoint.
-    const runOne = db.transaction(run);
+    const runOne = db.transaction((job: Job) => job.run());
     // First without savepoints (two statements a job): a job that throws rolls the whole transaction
     // back, and the batch runs again below, each job in its own savepoint, so that it fails alone.
     // Jobs throw only on a bug or a failing disk, so nearly every batch commits the fast way.
     let jobThrew = false;
-    const fast = db.transaction((jobs: readonly Job<I, O>[]): Outcome<O>[] =>
-      jobs.map((job) => {
+    const fast = db.transaction((jobs: readonly Job[]): void => {
+      for (const job of jobs) {
         try {
-          return { ok: true, output: run(job.input) };
+          job.run();
         } catch (error) {
           jobThrew = true;
           throw error;
         }
-      }),
-    );
-    const careful = db.transaction((jobs: readonly Job<I, O>[]): Outcome<O>[] =>
-      jobs.map((job) => {
+      }
+    });
+    const careful = db.transaction((jobs: readonly Job[]): ReadonlyMap<Job, unknown> => {
+      const failed = new Map<Job, unknown>();
+      for (const job of jobs) {
         try {
-          return { ok: true, output: runOne(job.input) };
+          runOne(job);
         } catch (error) {
           // Some errors (a full disk, an I/O error) make SQLite roll back the whole transaction. Going
           // on would run the next jobs outside any transaction, so the whole batch fails instead.
           if (!db.inTransaction) throw error;
-          return { ok: false, error };
+          failed.set(job, error);
         }
-      }),
-    );
+      }
+      return failed;
+    });
     // IMMEDIATE takes the write lock at BEGIN: a read-then-write transaction that started as a reader
     // could fail with SQLITE_BUSY when another process writes first, and busy_timeout cannot retry it.
     this.runBatch = (jobs) => {
       jobThrew = false;
       try {
-        return fast.immediate(jobs);
+        fast.immediate(jobs);
+        return NONE_FAILED;
       } catch (error) {
         // BEGIN or COMMIT failing (the lock not had in time, the disk) fails the batch, as before.
         if (!jobThrew) throw error;
@@ -73,10 +74,22 @@ export class GroupCommit<I, O> {
     };
   }
 
-  /** Queues a job; it runs with the others queued in this turn of the event loop. */
-  submit(input: I): Promise<O> {
+  /**
+   * Queues a job; it runs with the others queued in this turn of the event loop. `work` does the job's
+   * reads and writes inside the batch's transaction (and inside a savepoint of it when the batch runs
+   * again after a job threw): it may run twice, so what it does besides its SQL must be harmless to
+   * repeat (the inline store's revision bump is).
+   */
+  submit<O>(work: () => O): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.pending.push({ input, resolve, reject });
+      let output: O;
+      this.pending.push({
+        run: () => {
+          output = work();
+        },
+        resolve: () => resolve(output),
+        reject,
+      });
       if (this.pending.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -86,18 +99,17 @@ export class GroupCommit<I, O> {
     const jobs = this.pending;
     this.pending = [];
     if (jobs.length === 0) return;
-    let outcomes: Outcome<O>[];
+    let failed: ReadonlyMap<Job, unknown>;
     try {
-      outcomes = this.runBatch(jobs);
+      failed = this.runBatch(jobs);
     } catch (error) {
       for (const job of jobs) job.reject(error);
       return;
     }
     this.onCommit?.(jobs.length);
-    jobs.forEach((job, i) => {
-      const outcome = outcomes[i] as Outcome<O>;
-      if (outcome.ok) job.resolve(outcome.output);
-      else job.reject(outcome.error);
-    });
+    for (const job of jobs) {
+      if (failed.has(job)) job.reject(failed.get(job));
+      else job.resolve();
+    }
   }
 }

@@ -8,12 +8,6 @@ import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { encodeOutcome, storedClaimOf } from '../sql/stock-outcome-json.js';
 import { ReservationStatements } from './reservation-statements.js';
 
-/** A write the group commit runs: a stock command or a reservation write. */
-export type QueuedCommand = StockCommand | ReservationCommand;
-
-/** What a queued write answers. */
-export type QueuedResult = StockWriteResult | ReservationWriteResult;
-
 interface ClaimRow {
   readonly fingerprint: string;
   readonly outcome: string;
@@ -65,11 +59,6 @@ export class StockCommandStatements {
       `DELETE FROM idempotency_claims WHERE (scope, key) IN
          (SELECT scope, key FROM idempotency_claims WHERE expires_at_ms <= ? LIMIT ?)`,
     );
-  }
-
-  /** A queued write of either kind, to run inside a transaction. */
-  run(command: QueuedCommand): QueuedResult {
-    return 'reservation' in command ? this.writeReservation(command) : this.write(command);
   }
 
   /** One stock command, to run inside a transaction; a corrupt row throws rather than being written over. */

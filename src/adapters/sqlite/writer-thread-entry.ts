@@ -4,17 +4,19 @@
  * waits for a commit. Every answer is posted after the COMMIT of the transaction that holds it returned.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { GroupCommit } from './group-commit.js';
 import { type OpenDatabaseOptions, openConnection } from './open-database.js';
-import { type QueuedCommand, type QueuedResult, StockCommandStatements } from './stock-command-statements.js';
+import { StockCommandStatements } from './stock-command-statements.js';
 import {
-  commandOf,
-  errorData,
-  resultReply,
+  errorReply,
+  type ReplyOf,
+  type RequestKind,
+  type RequestServer,
+  replyMessage,
+  serveRequest,
+  type Wire,
   type WriterAnswers,
-  type WriterReply,
-  type WriterRequest,
+  WriterProtocolError,
 } from './writer-thread-messages.js';
 
 const port = parentPort;
@@ -36,68 +38,67 @@ db.pragma(`wal_autocheckpoint = ${WAL_PAGES_BEFORE_CHECKPOINT}`);
 const writer = new StockCommandStatements(db);
 // The answers of one batch settle in the same microtask checkpoint, right after its commit: they are
 // gathered and posted as one message, so the store's thread wakes once a batch, not once a write.
-let outbox: WriterReply[] = [];
+let outbox: Wire[] = [];
 let committed: number[] = [];
-const batches = new GroupCommit<QueuedCommand, QueuedResult>(
-  db,
-  (command) => writer.run(command),
-  (writes) => committed.push(writes),
-);
+const batches = new GroupCommit(db, (writes) => committed.push(writes));
 const post = (): void => {
   const answers: WriterAnswers = { replies: outbox, committed };
   outbox = [];
   committed = [];
   port.postMessage(answers);
 };
-const answer = (reply: WriterReply): void => {
+const answer = (reply: Wire): void => {
   if (outbox.push(reply) === 1) queueMicrotask(post);
 };
 
+/** Answers request `id` of kind `kind` with what `work` answers, or the error it fails with. */
+function answerWith<K extends RequestKind>(kind: K, id: number, work: Promise<ReplyOf<K>>): void {
+  work.then(
+    (reply) => answer(replyMessage(kind, id, reply)),
+    (error: unknown) => answer(errorReply(id, error)),
+  );
+}
+
 /** Answers a request that runs at once, outside the group commit, with its count or its error. */
-const answerNow = (id: number, run: () => number): void => {
+const answerNow = (kind: 'forget' | 'expire', id: number, run: () => number): void => {
   try {
-    answer(['value', id, run()]);
+    answer(replyMessage(kind, id, run()));
   } catch (error) {
-    answer(['error', id, errorData(error)]);
+    answer(errorReply(id, error));
   }
 };
 
-const handle = (request: WriterRequest): void => {
-  switch (request[0]) {
-    case 'write': {
-      const id = request[1];
-      batches.submit(commandOf(request)).then(
-        (result) => answer(resultReply(id, result as StockWriteResult)),
-        (error: unknown) => answer(['error', id, errorData(error)]),
-      );
-      return;
-    }
-    case 'reserve': {
-      const [, id, command] = request;
-      batches.submit(command).then(
-        (result) => answer(['value', id, result]),
-        (error: unknown) => answer(['error', id, errorData(error)]),
-      );
-      return;
-    }
-    case 'forget':
-      answerNow(request[1], () => writer.forgetExpiredOutcomes(request[2], request[3]));
-      return;
-    case 'expire':
-      answerNow(request[1], () => writer.expireReservations(request[2], request[3]));
-      return;
-    case 'close':
-      batches.flush();
-      // The answers of that last batch are posted from promise reactions, which run before this.
-      setImmediate(() => {
-        db.close();
-        port.close();
-      });
-      return;
-  }
-};
+const server = {
+  requests: {
+    write: (id, command) =>
+      answerWith(
+        'write',
+        id,
+        batches.submit(() => writer.write(command)),
+      ),
+    reserve: (id, command) =>
+      answerWith(
+        'reserve',
+        id,
+        batches.submit(() => writer.writeReservation(command)),
+      ),
+    forget: (id, { nowMs, max }) => answerNow('forget', id, () => writer.forgetExpiredOutcomes(nowMs, max)),
+    expire: (id, { nowMs, max }) => answerNow('expire', id, () => writer.expireReservations(nowMs, max)),
+  },
+  close: () => {
+    batches.flush();
+    // The answers of that last batch are posted from promise reactions, which run before this.
+    setImmediate(() => {
+      db.close();
+      port.close();
+    });
+  },
+  unreadable: (id, error) => answer(errorReply(id, error)),
+} satisfies RequestServer;
 
-// The store's thread posts the requests of each of its turns together.
-port.on('message', (requests: readonly WriterRequest[]) => {
-  for (const request of requests) handle(request);
+// The store's thread posts the requests of each of its turns together. A message that is not a list of
+// requests, or a request without an id, throws: the thread ends, and the store fails what it had asked.
+port.on('message', (requests: unknown) => {
+  if (!Array.isArray(requests)) throw new WriterProtocolError('the store posted something else than requests');
+  for (const request of requests) serveRequest(request, server);
 });

@@ -1,198 +1,215 @@
-import { stockLevel } from '../../domain/inventory-item.js';
-import type { PetId } from '../../domain/pet-id.js';
-import type { PetStatus } from '../../domain/pet-status.js';
-import type { Quantity } from '../../domain/quantity.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
-import { ok } from '../../domain/result.js';
-import type { StockChangeKind } from '../../domain/stock-change.js';
-import type { IdempotencyClaim, StockCommand, StockOrder } from '../../domain/stock-command.js';
-import type { StockWriteResult, WrittenEntry } from '../../domain/stock-outcome.js';
+import { fail, ok, type Result } from '../../domain/result.js';
+import type { StockCommand } from '../../domain/stock-command.js';
+import type { StockWriteResult } from '../../domain/stock-outcome.js';
+import {
+  type Codec,
+  describe,
+  Fields,
+  type Guard,
+  isInteger,
+  type ReplyCodec,
+  type Wire,
+  WriterProtocolError,
+} from './writer-thread-fields.js';
+import {
+  reservationCommandCodec,
+  reservationResultCodec,
+  stockCommandCodec,
+  stockResultCodec,
+} from './writer-thread-writes.js';
 
-// Every message is a flat array where it can be: structured clone writes out every property name of
-// every object it copies, so the same values in nested objects cost several times as much to send, and
-// a write crosses twice. It carries the bigint ids exactly. Each order crosses as its fields one after
-// another (an object per order cost a PATCH about 1 µs more of CPU, sent and received, than these).
+export { type Wire, WriterProtocolError } from './writer-thread-fields.js';
 
-/** One order's fields: its kind, its pet, the kind's one value, the versions it is conditional on, why. */
-type OrderFields = [
-  kind: StockOrder['kind'],
-  petId: PetId,
-  value: number,
-  ifVersion: readonly number[] | undefined,
-  reason: string | undefined,
-];
+/*
+ * The protocol between the store's thread and the SQLite writer thread. Each kind of request is declared
+ * once below, with what it carries, what it is answered, and for each of them the encoder beside the
+ * parser; whatever crosses is parsed where it lands, and a message that does not parse is a
+ * WriterProtocolError (which fails its request, or the thread when no request can be named), never a
+ * guess. A message is a flat array, `[tag, id, ...fields]`: structured clone writes out every property
+ * name of every object it copies, so the same values in nested objects cost several times as much to
+ * send, and a write crosses twice. It carries bigint ids exactly. The writes' own encoders and parsers
+ * are in writer-thread-writes.ts, what every message is read with in writer-thread-fields.ts.
+ */
 
-const ORDER_FIELDS = 5;
-
-type WriteRequest = readonly [
-  kind: 'write',
-  id: number,
-  actor: string,
-  atMs: number,
-  claim: IdempotencyClaim | undefined,
-  ...orders: OrderFields[number][],
-];
-
-/** What the store's thread posts to the writer thread, in arrays of them. */
-export type WriterRequest =
-  | WriteRequest
-  | readonly [kind: 'forget', id: number, nowMs: number, max: number]
-  /** A reservation write: rare beside stock writes, so it crosses as the command object itself. */
-  | readonly [kind: 'reserve', id: number, command: ReservationCommand]
-  | readonly [kind: 'expire', id: number, nowMs: number, max: number]
-  /** Commit what is pending, answer it, close the connection and end the thread. */
-  | readonly [kind: 'close'];
-
-/** An error as it crosses threads: structured clone would keep an Error's message, not its `code`. */
-export interface ErrorData {
-  readonly name: string;
-  readonly message: string;
-  readonly code?: string;
-  readonly stack?: string;
+/** A sweep of the store: what has lapsed at `nowMs`, at most `max` of it. */
+export interface Sweep {
+  readonly nowMs: number;
+  readonly max: number;
 }
 
-/** The fields of one written entry in a `written` reply, one after another for each entry. */
-type EntryFields = [
-  changeId: bigint,
-  kind: StockChangeKind,
-  reason: string | null,
-  petId: bigint,
-  beforeQuantity: number,
-  beforeStatus: PetStatus,
-  afterQuantity: number,
-  afterStatus: PetStatus,
-  version: number,
-  reserved: number,
-];
+const sweepCodec: Codec<Sweep> = {
+  write({ nowMs, max }, out) {
+    out.push(nowMs, max);
+  },
+  read(fields) {
+    return { nowMs: fields.integer('time'), max: fields.integer('most') };
+  },
+};
 
-const ENTRY_FIELDS = 10;
+/** How many rows a sweep changed. */
+const countCodec: ReplyCodec<number> = {
+  write: (id, count) => ['count', id, count],
+  read(tag, fields) {
+    if (tag !== 'count') throw fields.error('is not a count');
+    return fields.integer('count');
+  },
+};
 
-/** A write that was done: the command's actor and time once, then each entry's fields. */
-type WrittenReply = readonly [
-  kind: 'written',
-  id: number,
-  replayed: boolean,
-  actor: string,
-  atMs: number,
-  ...entries: EntryFields[number][],
-];
+/** Every kind of request: what it carries, and what it is answered when it does not fail. */
+interface Exchanges {
+  readonly write: { readonly request: StockCommand; readonly reply: StockWriteResult };
+  readonly reserve: { readonly request: ReservationCommand; readonly reply: ReservationWriteResult };
+  readonly forget: { readonly request: Sweep; readonly reply: number };
+  readonly expire: { readonly request: Sweep; readonly reply: number };
+}
+
+export type RequestKind = keyof Exchanges;
+export type RequestOf<K extends RequestKind> = Exchanges[K]['request'];
+export type ReplyOf<K extends RequestKind> = Exchanges[K]['reply'];
+
+const EXCHANGES: {
+  readonly [K in RequestKind]: { readonly request: Codec<RequestOf<K>>; readonly reply: ReplyCodec<ReplyOf<K>> };
+} = {
+  write: { request: stockCommandCodec, reply: stockResultCodec },
+  reserve: { request: reservationCommandCodec, reply: reservationResultCodec },
+  forget: { request: sweepCodec, reply: countCodec },
+  expire: { request: sweepCodec, reply: countCodec },
+};
+
+const isRequestKind = (kind: unknown): kind is RequestKind =>
+  typeof kind === 'string' && Object.hasOwn(EXCHANGES, kind);
+
+/** Commit what is pending, answer it, close the connection and end the thread. */
+export const CLOSE: Wire = ['close'];
+
+/** The message of request `id` of kind `kind`. */
+export function requestMessage<K extends RequestKind>(kind: K, id: number, request: RequestOf<K>): Wire {
+  const out: unknown[] = [kind, id];
+  EXCHANGES[kind].request.write(request, out);
+  return out;
+}
+
+/** What the writer thread does with each kind of request, with `close`, and with one that does not parse. */
+export type RequestHandlers = { readonly [K in RequestKind]: (id: number, request: RequestOf<K>) => void };
+
+export interface RequestServer {
+  readonly requests: RequestHandlers;
+  close(): void;
+  /** A request that names its id but does not parse: it is answered with this error. */
+  unreadable(id: number, error: WriterProtocolError): void;
+}
 
 /**
- * The answer to one request: a write that was done, any other value (a refused write, the number of
- * outcomes forgotten), or the error it failed with. The writer thread posts the answers of a batch
- * together, once its COMMIT has returned.
+ * Parses one request and hands it to its handler. A request whose id cannot be read cannot be answered:
+ * that throws, which ends the thread, and the store fails every request it had not answered.
  */
-export type WriterReply =
-  | WrittenReply
-  | readonly [kind: 'value', id: number, value: StockWriteResult | ReservationWriteResult | number]
-  | readonly [kind: 'error', id: number, error: ErrorData];
+export function serveRequest(message: unknown, server: RequestServer): void {
+  if (!Array.isArray(message)) throw new WriterProtocolError(`a request is ${describe(message)}, not an array`);
+  const [kind, id] = message;
+  if (kind === 'close' && message.length === 1) {
+    server.close();
+    return;
+  }
+  if (!isInteger(id)) throw new WriterProtocolError(`a request has ${describe(id)} as its id, not an integer`);
+  if (!isRequestKind(kind)) {
+    server.unreadable(id, new WriterProtocolError(`the request ${id} is of no kind known: ${describe(kind)}`));
+    return;
+  }
+  serveKind(kind, id, message, server);
+}
 
-/** What the writer thread posts: answers, and the size of each group commit they come from (for metrics). */
+function serveKind<K extends RequestKind>(kind: K, id: number, message: Wire, server: RequestServer): void {
+  let request: RequestOf<K>;
+  try {
+    const fields = new Fields(message, kind, false);
+    request = EXCHANGES[kind].request.read(fields);
+    fields.end();
+  } catch (error) {
+    const what = `the ${kind} request ${id} does not parse`;
+    server.unreadable(
+      id,
+      error instanceof WriterProtocolError ? error : new WriterProtocolError(what, { cause: error }),
+    );
+    return;
+  }
+  const handle: RequestHandlers[K] = server.requests[kind];
+  handle(id, request);
+}
+
+/** The message that answers request `id` of kind `kind`. */
+export function replyMessage<K extends RequestKind>(kind: K, id: number, reply: ReplyOf<K>): Wire {
+  return EXCHANGES[kind].reply.write(id, reply);
+}
+
+/**
+ * The message of request `id`'s failure: the error's name, message, `code` (`SQLITE_BUSY`; structured
+ * clone would keep an Error's message, not its code) and the writer thread's stack.
+ */
+export function errorReply(id: number, error: unknown): Wire {
+  if (!(error instanceof Error)) return ['error', id, 'Error', String(error), undefined, undefined];
+  const code: unknown = Reflect.get(error, 'code');
+  return ['error', id, error.name, error.message, typeof code === 'string' ? code : undefined, error.stack];
+}
+
+/** The id a reply answers; a reply without one cannot be matched to a request, which throws. */
+export function replyId(reply: unknown): number {
+  if (!Array.isArray(reply)) throw new WriterProtocolError(`a reply is ${describe(reply)}, not an array`);
+  const id: unknown = reply[1];
+  if (!isInteger(id)) throw new WriterProtocolError(`a reply has ${describe(id)} as its id, not an integer`);
+  return id;
+}
+
+/**
+ * The answer of request `id` of kind `kind`: what it answered, or the error it failed with (the writer
+ * thread's, made again with its name, code and stack, or a WriterProtocolError when the reply does not
+ * parse). `reply` is the message `replyId` read the id of.
+ */
+export function readReply<K extends RequestKind>(kind: K, reply: Wire): Result<ReplyOf<K>, Error> {
+  const tag = reply[0];
+  const fields = new Fields(reply, kind, true);
+  try {
+    if (tag === 'error') return fail(errorOf(fields));
+    const answer = EXCHANGES[kind].reply.read(tag, fields);
+    fields.end();
+    return ok(answer);
+  } catch (error) {
+    // A value the domain refuses to make again (a status, a quantity out of range) fails it too.
+    if (error instanceof WriterProtocolError) return fail(error);
+    return fail(new WriterProtocolError(`${fields.what} does not parse`, { cause: error }));
+  }
+}
+
+function errorOf(fields: Fields): Error {
+  const name = fields.string('error name');
+  const message = fields.string('error message');
+  const code = fields.optionalString('error code');
+  const stack = fields.optionalString('error stack');
+  fields.end();
+  const error = Object.assign(new Error(message), code === undefined ? {} : { code });
+  error.name = name;
+  if (stack !== undefined) error.stack = stack;
+  return error;
+}
+
+/** What the writer thread posts: the answers of a batch, and the size of each group commit they come from. */
 export interface WriterAnswers {
-  readonly replies: readonly WriterReply[];
+  readonly replies: readonly Wire[];
   readonly committed: readonly number[];
 }
 
-/** An order's one value besides its pet, versions and reason: what a new kind of order adds here. */
-function orderValue(order: StockOrder): number {
-  switch (order.kind) {
-    case 'set':
-      return order.quantity;
-    case 'adjust':
-      return order.delta;
+const isWires: Guard<readonly Wire[]> = (value) => Array.isArray(value) && value.every(Array.isArray);
+
+/** The answers the writer thread posted, checked in shape (each reply is read by `replyId`, `readReply`). */
+export function readAnswers(message: unknown): WriterAnswers {
+  if (typeof message !== 'object' || message === null) {
+    throw new WriterProtocolError(`the writer thread posted ${describe(message)}, not its answers`);
   }
-}
-
-/** The order of these fields; the writer thread's decision checks every value again. */
-function orderOf([kind, petId, value, ifVersion, reason]: OrderFields): StockOrder {
-  switch (kind) {
-    case 'set':
-      return { kind, petId, quantity: value as Quantity, ifVersion, reason };
-    case 'adjust':
-      return { kind, petId, delta: value, ifVersion, reason };
+  const replies: unknown = Reflect.get(message, 'replies');
+  const committed: unknown = Reflect.get(message, 'committed');
+  if (!isWires(replies)) throw new WriterProtocolError('the writer thread posted answers whose replies are not arrays');
+  if (!Array.isArray(committed) || !committed.every(isInteger)) {
+    throw new WriterProtocolError('the writer thread posted answers whose commits are not counts');
   }
-}
-
-export function writeRequest(id: number, command: StockCommand): WriteRequest {
-  const request: WriteRequest[number][] = ['write', id, command.actor, command.atMs, command.idempotency];
-  for (const order of command.orders) {
-    request.push(order.kind, order.petId, orderValue(order), order.ifVersion, order.reason);
-  }
-  return request as unknown as WriteRequest;
-}
-
-export function commandOf(request: WriteRequest): StockCommand {
-  const [, , actor, atMs, claim] = request;
-  const orders: StockOrder[] = [];
-  for (let at = 5; at < request.length; at += ORDER_FIELDS) {
-    orders.push(orderOf(request.slice(at, at + ORDER_FIELDS) as OrderFields));
-  }
-  return { orders, actor, atMs, idempotency: claim };
-}
-
-export function resultReply(id: number, result: StockWriteResult): WriterReply {
-  if (!result.ok) return ['value', id, result];
-  const { entries, replayed } = result.value;
-  const first = entries[0];
-  if (first === undefined) throw new Error('a write that was done wrote one entry at least');
-  const reply: WrittenReply[number][] = ['written', id, replayed, first.change.actor, first.change.atMs];
-  for (const { change, version, reserved } of entries) {
-    const { before, after } = change;
-    reply.push(
-      change.id,
-      change.kind,
-      change.reason,
-      after.petId,
-      before.quantity,
-      before.status,
-      after.quantity,
-      after.status,
-      version,
-      reserved,
-    );
-  }
-  return reply as unknown as WrittenReply;
-}
-
-/** The result a `written` reply stands for, through the domain's checks again. */
-export function writtenResult(reply: WrittenReply): StockWriteResult {
-  const [, , replayed, actor, atMs] = reply;
-  const entries: WrittenEntry[] = [];
-  for (let at = 5; at < reply.length; at += ENTRY_FIELDS) {
-    const [changeId, kind, reason, petId, beforeQuantity, beforeStatus, afterQuantity, afterStatus, version, reserved] =
-      reply.slice(at, at + ENTRY_FIELDS) as EntryFields;
-    entries.push({
-      change: {
-        id: changeId,
-        kind,
-        before: stockLevel(petId, beforeQuantity, beforeStatus),
-        after: stockLevel(petId, afterQuantity, afterStatus),
-        actor,
-        atMs,
-        reason,
-      },
-      version,
-      reserved: reserved as Quantity,
-    });
-  }
-  return ok({ entries, replayed });
-}
-
-export function errorData(error: unknown): ErrorData {
-  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
-  const code = (error as { code?: unknown }).code;
-  return {
-    name: error.name,
-    message: error.message,
-    ...(typeof code === 'string' ? { code } : {}),
-    ...(error.stack === undefined ? {} : { stack: error.stack }),
-  };
-}
-
-/** The error again, on the receiving thread, with its name, code and the writer thread's stack. */
-export function errorOf(data: ErrorData): Error {
-  const error = Object.assign(new Error(data.message), data.code === undefined ? {} : { code: data.code });
-  error.name = data.name;
-  if (data.stack !== undefined) error.stack = data.stack;
-  return error;
+  return { replies, committed };
 }

@@ -6,11 +6,16 @@ import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { CommandQueue } from './command-queue.js';
 import type { OpenDatabaseOptions } from './open-database.js';
 import {
-  errorOf,
-  type WriterAnswers,
-  type WriterRequest,
-  writeRequest,
-  writtenResult,
+  CLOSE,
+  type ReplyOf,
+  type RequestKind,
+  type RequestOf,
+  readAnswers,
+  readReply,
+  replyId,
+  requestMessage,
+  type Wire,
+  WriterProtocolError,
 } from './writer-thread-messages.js';
 
 /** The little of a logger the writer needs; a pino logger fits it. */
@@ -18,8 +23,9 @@ export interface WriterThreadLogger {
   error(obj: object, msg: string): void;
 }
 
+/** A request asked and not answered yet: reads its reply, and settles its promise with it. */
 interface Waiting {
-  resolve(value: StockWriteResult | ReservationWriteResult | number): void;
+  settle(reply: Wire): void;
   reject(error: Error): void;
 }
 
@@ -55,7 +61,7 @@ export class WriterThreadQueue implements CommandQueue {
   /** The requests asked of the current thread and not yet answered, by id. */
   private readonly waiting = new Map<number, Waiting>();
   /** The requests not posted yet: they go together, once the thread has answered the last batch. */
-  private outbox: WriterRequest[] = [];
+  private outbox: Wire[] = [];
   /** How many posted requests the thread has not answered yet. */
   private posted = 0;
   private postScheduled = false;
@@ -78,19 +84,19 @@ export class WriterThreadQueue implements CommandQueue {
   ) {}
 
   write(command: StockCommand): Promise<StockWriteResult> {
-    return this.ask((id) => writeRequest(id, command)) as Promise<StockWriteResult>;
+    return this.ask('write', command);
   }
 
   writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
-    return this.ask((id) => ['reserve', id, command]) as Promise<ReservationWriteResult>;
+    return this.ask('reserve', command);
   }
 
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
-    return this.ask((id) => ['forget', id, nowMs, max]) as Promise<number>;
+    return this.ask('forget', { nowMs, max });
   }
 
   expireReservations(nowMs: number, max: number): Promise<number> {
-    return this.ask((id) => ['expire', id, nowMs, max]) as Promise<number>;
+    return this.ask('expire', { nowMs, max });
   }
 
   close(): Promise<void> {
@@ -98,16 +104,22 @@ export class WriterThreadQueue implements CommandQueue {
     return this.closed;
   }
 
-  private ask(request: (id: number) => WriterRequest): Promise<StockWriteResult | ReservationWriteResult | number> {
+  private ask<K extends RequestKind>(kind: K, request: RequestOf<K>): Promise<ReplyOf<K>> {
     if (this.closed !== undefined) return Promise.reject(new Error('the SQLite store is closed'));
     this.worker ??= this.start();
     const worker = this.worker;
     const id = ++this.lastId;
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      const message = requestMessage(kind, id, request);
+      const settle = (reply: Wire): void => {
+        const answer = readReply(kind, reply);
+        if (answer.ok) resolve(answer.value);
+        else reject(answer.error);
+      };
+      this.waiting.set(id, { settle, reject });
       // The thread holds the process open only while it owes an answer.
       if (this.waiting.size === 1) worker.ref();
-      this.outbox.push(request(id));
+      this.outbox.push(message);
       this.schedulePost();
     });
   }
@@ -140,25 +152,36 @@ export class WriterThreadQueue implements CommandQueue {
     const worker = startWorker(this.settings);
     worker.unref();
     let failure: unknown;
-    worker.on('message', (answers: WriterAnswers) => this.settle(worker, answers));
+    worker.on('message', (message: unknown) => {
+      try {
+        this.settle(worker, message);
+      } catch (error) {
+        // Answers that name no request (or one not asked) cannot be matched: whatever else the thread
+        // says is doubtful, so it is stopped, and every request it had not answered fails with this.
+        if (!(error instanceof WriterProtocolError)) throw error;
+        failure ??= error;
+        void worker.terminate();
+      }
+    });
     worker.on('error', (error) => {
-      failure = error;
+      failure ??= error;
     });
     // 'exit' comes after every message the thread posted has been delivered, and after 'error'.
     worker.on('exit', (code) => this.stopped(worker, code, failure));
     return worker;
   }
 
-  private settle(worker: Worker, { replies, committed }: WriterAnswers): void {
+  private settle(worker: Worker, message: unknown): void {
+    const { replies, committed } = readAnswers(message);
     this.hooks.onCommitted?.();
     for (const writes of committed) this.hooks.onGroupCommit?.(writes);
     for (const reply of replies) {
-      const waiting = this.waiting.get(reply[1]);
-      if (waiting === undefined) continue;
-      this.waiting.delete(reply[1]);
-      if (reply[0] === 'written') waiting.resolve(writtenResult(reply));
-      else if (reply[0] === 'value') waiting.resolve(reply[2]);
-      else waiting.reject(errorOf(reply[2]));
+      const id = replyId(reply);
+      const waiting = this.waiting.get(id);
+      if (waiting === undefined)
+        throw new WriterProtocolError(`the writer thread answered ${id}, which it was not asked`);
+      this.waiting.delete(id);
+      waiting.settle(reply);
     }
     this.posted -= replies.length;
     this.schedulePost();
@@ -190,7 +213,7 @@ export class WriterThreadQueue implements CommandQueue {
     const exited = once(worker, 'exit');
     // Past any batch still out: the thread takes messages in order, and commits before it closes.
     this.send();
-    worker.postMessage([['close']] satisfies WriterRequest[]);
+    worker.postMessage([CLOSE]);
     await exited;
   }
 }

@@ -1,7 +1,7 @@
 import type { PetId } from '../../domain/pet-id.js';
 import type { Quantity } from '../../domain/quantity.js';
 import { ok, type Result } from '../../domain/result.js';
-import type { OrderValue, StockOrder } from '../../domain/stock-command.js';
+import { type OrderValue, orderValueOf, stockOrder } from '../../domain/stock-command.js';
 import type { StockWriteFailure } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import type { StockCommandRunner, StockWriteRequest } from '../stock-command-runner.js';
@@ -31,29 +31,16 @@ export interface UpdatedStock {
 
 export type OnePetWriteResult = Result<UpdatedStock, StockWriteFailure>;
 
-/**
- * The order of one pet, every field always present: literals of one shape, where spreads of optional
- * fields would build objects of a different shape from request to request, which V8 builds on its slow
- * path (a map transition a field) on every write.
- */
-function orderOf(value: OrderValue, input: OnePetWriteInput): StockOrder {
-  const { petId, ifVersion, reason } = input;
-  switch (value.kind) {
-    case 'set':
-      return { kind: 'set', quantity: value.quantity, petId, ifVersion, reason };
-    case 'adjust':
-      return { kind: 'adjust', delta: value.delta, petId, ifVersion, reason };
-  }
-}
-
 /** Runs a write of one pet: `order` is its kind and value, `input` the rest; answers the one entry it left. */
 export async function writeOnePet(
   writes: StockCommandRunner,
   order: OrderValue,
   input: OnePetWriteInput,
 ): Promise<OnePetWriteResult> {
+  const made = stockOrder(order.kind, orderValueOf(order), input);
+  if (!made.ok) throw new RangeError(made.error);
   const result = await writes.run({
-    orders: [orderOf(order, input)],
+    orders: [made.value],
     actor: input.actor,
     idempotency: input.idempotency,
   });

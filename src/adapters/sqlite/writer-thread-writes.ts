@@ -1,0 +1,210 @@
+import { stockLevel } from '../../domain/inventory-item.js';
+import { isPetStatus, type PetStatus } from '../../domain/pet-status.js';
+import { RESERVATION_STATES, type Reservation, type ReservationState } from '../../domain/reservation.js';
+import {
+  isReservationRefusal,
+  type ReservationCommand,
+  type ReservationOrder,
+  type ReservationWriteResult,
+  reservationResultOf,
+} from '../../domain/reservation-outcome.js';
+import { fail, ok } from '../../domain/result.js';
+import { isStockChangeKind, type StockChangeKind } from '../../domain/stock-change.js';
+import { orderValueOf, type StockCommand, type StockOrder, stockOrder } from '../../domain/stock-command.js';
+import {
+  isStockRefusal,
+  resultOf,
+  type StockRefusal,
+  type StockWriteResult,
+  type WrittenEntry,
+} from '../../domain/stock-outcome.js';
+import {
+  type Codec,
+  claimCodec,
+  type Guard,
+  isVersions,
+  keyRefusal,
+  keyRefusalReply,
+  type ReplyCodec,
+} from './writer-thread-fields.js';
+
+/*
+ * The two kinds of write the SQLite writer thread runs, as they cross (writer-thread-messages.ts declares
+ * the requests): a stock command and its answer, a reservation write and its answer, each encoder beside
+ * its parser. No kind of stock order is named here: an order crosses as the core's data and is made
+ * again by the core's `stockOrder`.
+ */
+
+const isChangeKind: Guard<StockChangeKind> = (value) => typeof value === 'string' && isStockChangeKind(value);
+const isState: Guard<ReservationState> = (value): value is ReservationState =>
+  RESERVATION_STATES.some((state) => state === value);
+const isRefusal: Guard<StockRefusal> = (value) => typeof value === 'object' && value !== null && isStockRefusal(value);
+
+/** A stock command: its actor, time and claim, then each order's five fields, whatever its kind. */
+export const stockCommandCodec: Codec<StockCommand> = {
+  write(command, out) {
+    out.push(command.actor, command.atMs);
+    claimCodec.write(command.idempotency, out);
+    for (const order of command.orders) {
+      out.push(order.kind, order.petId, orderValueOf(order), order.ifVersion, order.reason);
+    }
+  },
+  read(fields) {
+    const actor = fields.string('actor');
+    const atMs = fields.integer('time');
+    const idempotency = claimCodec.read(fields);
+    const orders: StockOrder[] = [];
+    while (fields.more) {
+      const kind = fields.value('order kind');
+      const petId = fields.petId('order pet');
+      const value = fields.value('order value');
+      const ifVersion = fields.read('order versions', 'an array of integers or undefined', isVersions);
+      const reason = fields.optionalString('order reason');
+      const order = stockOrder(kind, value, { petId, ifVersion, reason });
+      if (!order.ok) throw fields.error(`has an order ${orders.length} the core refuses: ${order.error}`);
+      orders.push(order.value);
+    }
+    return { orders, actor, atMs, idempotency };
+  },
+};
+
+/**
+ * A stock write's answer: `written` (the actor and time once, then each entry's ten fields, rebuilt
+ * through the domain's checks), `refused` (each refusal, checked by the core's `isStockRefusal`, the
+ * failure made again by its `resultOf`) or `key_refused`.
+ */
+export const stockResultCodec: ReplyCodec<StockWriteResult> = {
+  write(id, result) {
+    if (!result.ok) {
+      const failure = result.error;
+      if (!('refusals' in failure)) return keyRefusalReply(id, failure.code);
+      return ['refused', id, failure.replayed, ...failure.refusals];
+    }
+    const { entries, replayed } = result.value;
+    const first = entries[0];
+    if (first === undefined) throw new Error('a write that was done wrote one entry at least');
+    const reply: unknown[] = ['written', id, replayed, first.change.actor, first.change.atMs];
+    for (const { change, version, reserved } of entries) {
+      const { before, after } = change;
+      reply.push(change.id, change.kind, change.reason, after.petId);
+      reply.push(before.quantity, before.status, after.quantity, after.status, version, reserved);
+    }
+    return reply;
+  },
+  read(tag, fields) {
+    const key = keyRefusal(tag, fields);
+    if (key !== undefined) return fail(key);
+    if (tag !== 'refused' && tag !== 'written') throw fields.error('is not the answer of a stock write');
+    const replayed = fields.boolean('replayed');
+    if (tag === 'refused') {
+      const refusals: StockRefusal[] = [];
+      while (fields.more) refusals.push(fields.read(`refusal ${refusals.length}`, 'a refusal', isRefusal));
+      if (refusals.length === 0) throw fields.error('names no refusal');
+      return resultOf({ kind: 'refused', refusals }, replayed);
+    }
+    const actor = fields.string('actor');
+    const atMs = fields.integer('time');
+    const entries: WrittenEntry[] = [];
+    while (fields.more) {
+      const id = fields.bigint('change id');
+      const kind = fields.read('change kind', 'a kind of change', isChangeKind);
+      const reason = fields.nullableString('reason');
+      // stockLevel checks the pet id's range, and each quantity, again.
+      const petId = fields.bigint('pet');
+      const before = stockLevel(
+        petId,
+        fields.quantity('quantity before'),
+        fields.read('status before', 'a pet status', isPetStatusValue),
+      );
+      const after = stockLevel(
+        petId,
+        fields.quantity('quantity after'),
+        fields.read('status after', 'a pet status', isPetStatusValue),
+      );
+      const version = fields.integer('version');
+      const reserved = fields.quantity('reserved');
+      entries.push({ change: { id, kind, before, after, actor, atMs, reason }, version, reserved });
+    }
+    if (entries.length === 0) throw fields.error('names no entry');
+    return ok({ entries, replayed });
+  },
+};
+
+const isPetStatusValue: Guard<PetStatus> = isPetStatus;
+
+const reservationOrderCodec: Codec<ReservationOrder> = {
+  write(order, out) {
+    if (order.kind === 'reserve') {
+      const { petId, quantity, ttlMs, limits, ifVersion } = order;
+      out.push(order.kind, petId, quantity, ttlMs, limits?.perKey, limits?.ttlMs, ifVersion);
+    } else out.push(order.kind, order.reservationId);
+  },
+  read(fields) {
+    const kind = fields.read('reservation kind', 'reserve, commit or release', isReservationKind);
+    if (kind !== 'reserve') return { kind, reservationId: fields.string('reservation id') };
+    const petId = fields.petId('pet');
+    const quantity = fields.quantity('quantity');
+    const ttlMs = fields.integer('hold length');
+    const perKey = fields.optionalInteger('holds a key may have');
+    const limitMs = fields.optionalInteger('longest hold');
+    const ifVersion = fields.read('versions', 'an array of integers or undefined', isVersions);
+    if ((perKey === undefined) !== (limitMs === undefined)) throw fields.error('has half of the hold limits');
+    const limits = perKey === undefined || limitMs === undefined ? undefined : { perKey, ttlMs: limitMs };
+    return { kind, petId, quantity, ttlMs, limits, ifVersion };
+  },
+};
+
+const isReservationKind: Guard<ReservationOrder['kind']> = (value) =>
+  value === 'reserve' || value === 'commit' || value === 'release';
+
+export const reservationCommandCodec: Codec<ReservationCommand> = {
+  write(command, out) {
+    out.push(command.actor, command.atMs);
+    claimCodec.write(command.idempotency, out);
+    reservationOrderCodec.write(command.reservation, out);
+  },
+  read(fields) {
+    const actor = fields.string('actor');
+    const atMs = fields.integer('time');
+    const idempotency = claimCodec.read(fields);
+    return { reservation: reservationOrderCodec.read(fields), actor, atMs, idempotency };
+  },
+};
+
+/**
+ * A reservation write's answer: `reservation` (its six fields), `reservation_refused` (the refusal,
+ * checked by the core's `isReservationRefusal`, the failure made again by `reservationResultOf`) or
+ * `key_refused`.
+ */
+export const reservationResultCodec: ReplyCodec<ReservationWriteResult> = {
+  write(id, result) {
+    if (!result.ok) {
+      const failure = result.error;
+      if (!('refusal' in failure)) return keyRefusalReply(id, failure.code);
+      return ['reservation_refused', id, failure.replayed, failure.refusal];
+    }
+    const { reservation: r, replayed } = result.value;
+    return ['reservation', id, replayed, r.id, r.petId, r.quantity, r.state, r.createdAtMs, r.expiresAtMs];
+  },
+  read(tag, fields) {
+    const key = keyRefusal(tag, fields);
+    if (key !== undefined) return fail(key);
+    if (tag !== 'reservation_refused' && tag !== 'reservation') {
+      throw fields.error('is not the answer of a reservation write');
+    }
+    const replayed = fields.boolean('replayed');
+    if (tag === 'reservation_refused') {
+      const refusal = fields.read('refusal', 'a refusal of a reservation write', isReservationRefusal);
+      return reservationResultOf({ kind: 'reservation_refused', refusal }, replayed);
+    }
+    const reservation: Reservation = {
+      id: fields.string('reservation id'),
+      petId: fields.petId('pet'),
+      quantity: fields.quantity('quantity'),
+      state: fields.read('state', 'a reservation state', isState),
+      createdAtMs: fields.integer('creation time'),
+      expiresAtMs: fields.integer('expiry'),
+    };
+    return reservationResultOf({ kind: 'reservation', reservation }, replayed);
+  },
+};
