@@ -16,7 +16,8 @@ import { listHoldsIn, nextHolderIn } from './postgres-hold-statements.js';
 import {
   type EntryRow,
   entryOfRow,
-  expireIn,
+  lapsedPetsIn,
+  markLapseIn,
   readReservation,
   reservedAt,
   STAMP_AT,
@@ -181,8 +182,12 @@ export class PostgresInventoryRepository implements InventoryRepository {
     return nextHolderIn(this.db, after);
   }
 
-  expireReservations(nowMs: number, max: number): Promise<number> {
-    return expireIn(this.db, nowMs, max);
+  petsWithLapsedHolds(nowMs: number, max: number): Promise<readonly PetId[]> {
+    return lapsedPetsIn(this.db, nowMs, max);
+  }
+
+  markLapse(petId: PetId, nowMs: number): Promise<number> {
+    return markLapseIn(this.db, petId, nowMs);
   }
 }
 

@@ -257,15 +257,15 @@ export async function readReservation(db: Queryable, id: string): Promise<Reserv
   return row && reservationOfRow(row);
 }
 
-/**
- * Marks expired the lapsed holds of at most `max` pets that have any, in one transaction that locks
- * their rows in id order (as a batch does), so it never waits on a write in a cycle.
- */
-export async function expireIn(db: PostgresDatabase, nowMs: number, max: number): Promise<number> {
-  const pets = await db.rows<[bigint]>(LAPSED_PETS, [nowMs, max]);
-  if (pets.length === 0) return 0;
+/** At most `max` pets with holds lapsed by `nowMs`, unmarked. */
+export async function lapsedPetsIn(db: PostgresDatabase, nowMs: number, max: number): Promise<PetId[]> {
+  return (await db.rows<[bigint]>(LAPSED_PETS, [nowMs, max])).map(([id]) => id as PetId);
+}
+
+/** Marks expired the lapsed holds of one pet, in a transaction that locks its row. */
+export function markLapseIn(db: PostgresDatabase, petId: PetId, nowMs: number): Promise<number> {
   return db.transaction(async (tx) => {
-    const locked = await tx.rows<[bigint]>(LOCKED_PETS, [`{${pets.map(([id]) => id).join(',')}}`]);
+    const locked = await tx.rows<[bigint]>(LOCKED_PETS, [`{${petId}}`]);
     return markLapsed(
       tx,
       locked.map(([id]) => id),

@@ -5,11 +5,12 @@ import type { HoldQuery, InventoryQuery, InventoryRepository } from '../../appli
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
+import { hasLapsed, type KeyedReservation, type Reservation } from '../../domain/reservation.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
+import { heldAt, lapsedBy } from '../sql/hold-expiry.js';
 import type { CommandQueue } from './command-queue.js';
 import { type EntryRow, entryOfRow } from './entry-row.js';
 import { FilteredInventoryPages, isFiltered } from './filtered-inventory-pages.js';
@@ -38,7 +39,7 @@ const itemOfRow = (row: StockRow): InventoryItem =>
 
 /** Of the holds stored as held for the row's pet, those whose time is up at `@now`. */
 const lapsed = (what: string): string =>
-  `(SELECT ${what} FROM reservations WHERE pet_id = pets.id AND state = 'held' AND expires_at_ms <= @now)`;
+  `(SELECT ${what} FROM reservations WHERE pet_id = pets.id AND state = 'held' AND ${lapsedBy('expires_at_ms', '@now')})`;
 
 // What the row's pet has reserved at @now: a pet that holds nothing (`held` = 0, nearly every pet) is
 // answered from its row alone; the others subtract from `held` (every hold stored as held) the holds
@@ -110,6 +111,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly readReservation: Statement<[string], Parameters<typeof reservationOfRow>[0]>;
   private readonly holds: HoldStatements;
   private readonly lapsed: Statement<[{ readonly now: number }], LapseRow>;
+  private readonly lapsedPets: Statement<[number, number], bigint>;
   private readonly filteredRows: FilteredInventoryPages<StockRow>;
   private readonly filteredJson: FilteredInventoryPages<string | null>;
   /** The lapse read at the last stamp: it holds while the revision stays and no other hold lapses. */
@@ -155,10 +157,15 @@ export class SqliteInventoryRepository implements InventoryRepository {
     // One statement, so one snapshot: the holds lapsed by a time, and when the next one lapses.
     this.lapsed = db
       .prepare<[{ readonly now: number }], LapseRow>(
-        `SELECT (SELECT count(*) FROM reservations WHERE state = 'held' AND expires_at_ms <= @now),
-                (SELECT min(expires_at_ms) FROM reservations WHERE state = 'held' AND expires_at_ms > @now)`,
+        `SELECT (SELECT count(*) FROM reservations WHERE state = 'held' AND ${lapsedBy('expires_at_ms', '@now')}),
+                (SELECT min(expires_at_ms) FROM reservations WHERE state = 'held' AND ${heldAt('expires_at_ms', '@now')})`,
       )
       .raw();
+    this.lapsedPets = db
+      .prepare<[number, number], bigint>(
+        `SELECT DISTINCT pet_id FROM reservations WHERE state = 'held' AND ${lapsedBy('expires_at_ms', '?')} LIMIT ?`,
+      )
+      .pluck();
   }
 
   /**
@@ -221,7 +228,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
     // Every write of a hold writes its pet's row too, so moves the revision. Under one revision the
     // holds are fixed, and the count lapsed by now changes only when the next of them lapses: until
     // then (for ever, with none held) a stamp reads nothing but the revision.
-    if (lapse === undefined || lapse.revision !== revision || nowMs >= lapse.untilMs) {
+    if (lapse === undefined || lapse.revision !== revision || hasLapsed(lapse.untilMs, nowMs)) {
       const [count, nextMs] = this.lapsed.get({ now: nowMs }) as LapseRow;
       lapse = { revision, count, untilMs: nextMs === null ? Number.POSITIVE_INFINITY : Number(nextMs) };
       this.lastLapse = lapse;
@@ -254,7 +261,12 @@ export class SqliteInventoryRepository implements InventoryRepository {
     return this.holds.nextHolder(after);
   }
 
-  expireReservations(nowMs: number, max: number): Promise<number> {
-    return this.writes.expireReservations(nowMs, max);
+  /** Read on this connection: the pets are marked on the writer's, each in a transaction of its own. */
+  async petsWithLapsedHolds(nowMs: number, max: number): Promise<readonly PetId[]> {
+    return this.lapsedPets.all(nowMs, max) as PetId[];
+  }
+
+  markLapse(petId: PetId, nowMs: number): Promise<number> {
+    return this.writes.markLapse(petId, nowMs);
   }
 }

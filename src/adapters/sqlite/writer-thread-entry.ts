@@ -83,8 +83,8 @@ const handle = (request: WriterRequest): void => {
     case 'forget':
       answerNow(request[1], () => writer.forgetExpiredOutcomes(request[2], request[3]));
       return;
-    case 'expire':
-      answerNow(request[1], () => writer.expireReservations(request[2], request[3]));
+    case 'lapse':
+      answerNow(request[1], () => writer.markLapse(request[2], request[3]));
       return;
     case 'close':
       batches.flush();

@@ -39,7 +39,7 @@ export type WriterRequest =
   | readonly [kind: 'forget', id: number, nowMs: number, max: number]
   /** A reservation write: rare beside stock writes, so it crosses as the command object itself. */
   | readonly [kind: 'reserve', id: number, command: ReservationCommand]
-  | readonly [kind: 'expire', id: number, nowMs: number, max: number]
+  | readonly [kind: 'lapse', id: number, petId: PetId, nowMs: number]
   /** Commit what is pending, answer it, close the connection and end the thread. */
   | readonly [kind: 'close'];
 

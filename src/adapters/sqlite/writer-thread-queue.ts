@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import type { PetId } from '../../domain/pet-id.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
@@ -89,8 +90,8 @@ export class WriterThreadQueue implements CommandQueue {
     return this.ask((id) => ['forget', id, nowMs, max]) as Promise<number>;
   }
 
-  expireReservations(nowMs: number, max: number): Promise<number> {
-    return this.ask((id) => ['expire', id, nowMs, max]) as Promise<number>;
+  markLapse(petId: PetId, nowMs: number): Promise<number> {
+    return this.ask((id) => ['lapse', id, petId, nowMs]) as Promise<number>;
   }
 
   close(): Promise<void> {

@@ -98,9 +98,16 @@ export interface InventoryRepository {
   nextHolder(after: string | undefined): Promise<string | undefined>;
 
   /**
-   * Marks expired at most about `max` holds whose time was up at `nowMs` (every lapsed hold of each pet
-   * it touches); resolves to how many it marked. Kept small per call so that it never holds the store
-   * for long. What is reserved does not depend on it: it only keeps the held rows few.
+   * At most `max` pets, in any order, with a hold stored as held whose time was up at `nowMs`: those
+   * the expiry of holds (ExpireReservations) marks next, a pet at a time.
    */
-  expireReservations(nowMs: number, max: number): Promise<number>;
+  petsWithLapsedHolds(nowMs: number, max: number): Promise<readonly PetId[]>;
+
+  /**
+   * Marks the lapse of one pet's holds at `nowMs`, in one transaction: reads its holds whose time is up
+   * and its entry as stored, asks the core (`decideLapse`) and applies what it answers. Resolves to how
+   * many holds it marked expired (0 when none lapsed, or no such pet). It changes nothing a reader
+   * sees, and what is reserved never waits for it: it only keeps the held rows few.
+   */
+  markLapse(petId: PetId, nowMs: number): Promise<number>;
 }
