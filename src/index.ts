@@ -159,6 +159,7 @@ export type { FeedPosition } from './domain/feed-cursor.js';
 export { FEED_START, feedCursor, parseFeedCursor } from './domain/feed-cursor.js';
 export type { InventoryItem, StockLevel } from './domain/inventory-item.js';
 export {
+  availableFrom,
   availableOf,
   inventoryItem,
   levelOf,
