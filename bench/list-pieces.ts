@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { itemsJson } from '../src/adapters/http/json-writer.js';
+import { columnsJson, itemsJson } from '../src/adapters/http/json-writer.js';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { median, runs, table } from './stats.js';
 
@@ -40,8 +40,8 @@ async function cpuUsPerPetAsync(pets: number, run: () => Promise<void>): Promise
  * Lists the `pets` pets of the database at `path` `repetitions` times in four ways, each timed by the
  * CPU it took: the bare rows of the repository's query; SqliteInventoryRepository.list (the rows made
  * InventoryItems, as the service does); that and the JSON text of each chunk (json-writer, as the service
- * did before 1.1); the same text written by SQLite (SqliteInventoryRepository.listJson, as the service
- * lists now).
+ * did before 1.1); the same text written from the store's columns (SqliteInventoryRepository.listColumns
+ * and `columnsJson`, as the service lists now).
  */
 export async function measureListPieces(path: string, pets: number, repetitions: number): Promise<ListPieces> {
   const db = new Database(path, { readonly: true });
@@ -71,10 +71,10 @@ export async function measureListPieces(path: string, pets: number, repetitions:
       let fromSqlite = 0;
       pieces.sqlJsonUs.push(
         await cpuUsPerPetAsync(pets, async () => {
-          for await (const piece of storage.inventory.listJson()) fromSqlite += piece.length;
+          for await (const chunk of storage.inventory.listColumns()) fromSqlite += columnsJson(chunk).length;
         }),
       );
-      if (fromSqlite !== written) throw new Error(`SQLite wrote ${fromSqlite} characters, the items ${written}`);
+      if (fromSqlite !== written) throw new Error(`the columns wrote ${fromSqlite} characters, the items ${written}`);
     }
     return pieces;
   } finally {
@@ -91,7 +91,7 @@ export function listPiecesTable(pieces: ListPieces): string {
     ['`SqliteInventoryRepository.list`: those rows made InventoryItems', pieces.itemsUs],
     ['that, and the JSON text of every chunk (`itemsJson`, as the service writes it)', pieces.jsonUs],
     [
-      'the same JSON text written by SQLite, a string a pet joined a chunk (`listJson`, as the service lists)',
+      'the same JSON text written from the columns of each chunk (`listColumns`, `columnsJson`, as the service lists)',
       pieces.sqlJsonUs,
     ],
   ];

@@ -159,6 +159,7 @@ export type { FeedPosition } from './domain/feed-cursor.js';
 export { FEED_START, feedCursor, parseFeedCursor } from './domain/feed-cursor.js';
 export type { InventoryItem, StockLevel } from './domain/inventory-item.js';
 export {
+  availableFrom,
   availableOf,
   inventoryItem,
   levelOf,
@@ -166,6 +167,8 @@ export {
   stockLevel,
   withStock,
 } from './domain/inventory-item.js';
+export type { LapseDecision, StoredHolding } from './domain/lapse-decision.js';
+export { decideLapse } from './domain/lapse-decision.js';
 export type { Order, OrderStatus } from './domain/order.js';
 export { isOrderStatus, ORDER_STATUSES } from './domain/order.js';
 export type { Pet, PetFields } from './domain/pet.js';
@@ -198,6 +201,7 @@ export {
   DEFAULT_MAX_HOLD_TTL_SECONDS,
   DEFAULT_MAX_HOLDS_PER_KEY,
   DEFAULT_TTL_SECONDS,
+  hasLapsed,
   holdsAt,
   isReservationId,
   lapseOf,

@@ -4,10 +4,10 @@ import { readConsoleBundle } from '../adapters/http/console-page.js';
 import { consolePages } from '../adapters/http/console-routes.js';
 import { createHttpApp } from '../adapters/http/create-http-app.js';
 import { docsPages } from '../adapters/http/docs-routes.js';
-import { inventoryJsonSourceOf } from '../adapters/http/inventory-json-source.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
 import type { RequestTracing } from '../adapters/http/request-tracing.js';
 import { KeyUseRecorder } from '../adapters/shared/key-use-recorder.js';
+import { listsColumns } from '../application/ports/inventory-repository.js';
 import type { Config } from './config.js';
 import { bindPart, LIFECYCLE } from './lifecycle.js';
 import { bindResolved, TOKENS, token } from './tokens.js';
@@ -60,7 +60,7 @@ export const httpModule = (
           clock,
           logger,
           keyUses,
-          inventoryJson: inventoryJsonSourceOf(inventory),
+          inventoryColumns: listsColumns(inventory) ? inventory : undefined,
           // The API reference page and the stock console are the server's, not the Koa adapter's.
           pages: [docsPages, consolePages(readConsoleBundle())],
           readiness: () => readiness.ready && lifecycle.healthChecks().every((c) => !c.critical || c.healthy()),

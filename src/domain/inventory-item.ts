@@ -41,8 +41,14 @@ export const levelOf = (item: InventoryItem): StockLevel => ({
   status: item.status,
 });
 
-/** What can still be reserved or taken: on hand less what held reservations set aside. */
-export const availableOf = (item: InventoryItem): number => item.quantity - item.reserved;
+/**
+ * What can still be reserved or taken of `quantity` on hand when held reservations set `reserved` of
+ * it aside: the one definition, for an item or for a list's columns (see InventoryColumns).
+ */
+export const availableFrom = (quantity: number, reserved: number): number => quantity - reserved;
+
+/** What can still be reserved or taken of an item (see `availableFrom`). */
+export const availableOf = (item: InventoryItem): number => availableFrom(item.quantity, item.reserved);
 
 /**
  * The status a pet has once its stock is set to `quantity`. None left means sold; stock arriving for a

@@ -72,12 +72,19 @@ const RESERVATION_ID = /^res_[0-9a-f]{32}$/;
 export const isReservationId = (text: string): boolean => RESERVATION_ID.test(text);
 
 /**
+ * Whether a hold that expires at `expiresAtMs` has lapsed by `nowMs`: from its expiry instant itself on,
+ * it sets nothing aside. The one boundary of every expiry; the SQL stores write it with
+ * src/adapters/sql/hold-expiry.ts, which a test holds to this.
+ */
+export const hasLapsed = (expiresAtMs: number, nowMs: number): boolean => expiresAtMs <= nowMs;
+
+/**
  * A held reservation stops counting the moment it expires, whether or not anything has touched it
  * since: its state at `nowMs` is `expired` from `expiresAtMs` on, while the store may still hold it as
  * `held` until a write of its pet or the purge marks it so.
  */
 export const stateAt = (reservation: Reservation, nowMs: number): ReservationState =>
-  reservation.state === 'held' && reservation.expiresAtMs <= nowMs ? 'expired' : reservation.state;
+  reservation.state === 'held' && hasLapsed(reservation.expiresAtMs, nowMs) ? 'expired' : reservation.state;
 
 /** The reservation as it stands at `nowMs`. */
 export const reservationAt = (reservation: Reservation, nowMs: number): Reservation => {
@@ -108,7 +115,7 @@ export type Hold = Pick<Reservation, 'id' | 'quantity' | 'state' | 'expiresAtMs'
  */
 export function lapseOf<H extends Hold>(holds: readonly H[], nowMs: number): Lapse<H> {
   const expired = holds
-    .filter((hold) => hold.state === 'held' && hold.expiresAtMs <= nowMs)
+    .filter((hold) => hold.state === 'held' && hasLapsed(hold.expiresAtMs, nowMs))
     .map((hold) => ({ ...hold, state: 'expired' as const }));
   return { expired, quantity: expired.reduce((sum, hold) => sum + hold.quantity, 0) };
 }

@@ -6,6 +6,8 @@ import type { StockChange } from '../domain/stock-change.js';
 import type { IdempotencyClaim, StockCommand } from '../domain/stock-command.js';
 import type { StockWriteResult } from '../domain/stock-outcome.js';
 import { assertMatches } from './assert-match.js';
+import { describeHoldExpiryContract } from './hold-expiry.contract.js';
+import { describeInventoryColumnsContract } from './inventory-columns.contract.js';
 import { aPet, INT64_MAX, INT64_MIN } from './mothers.js';
 import { describeReservationsContract } from './reservations.contract.js';
 import { describeStockCommandsContract } from './stock-commands.contract.js';
@@ -388,6 +390,8 @@ export function describeInventoryRepositoryContract(adapter: string, make: MakeS
 
     describeStockCommandsContract(store, runner);
     describeReservationsContract(store, runner);
+    describeHoldExpiryContract(store, runner);
+    describeInventoryColumnsContract(store, runner);
 
     describe('history', () => {
       it('answers every change newest first, with who made it and when', async () => {

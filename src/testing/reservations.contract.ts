@@ -168,21 +168,6 @@ export function describeReservationsContract(store: () => StorageFixture, runner
       assert.deepEqual(await history(1n), []);
     });
 
-    it('marks lapsed holds expired in the purge, changing nothing a reader sees', async () => {
-      await store().pets.addAll([aPet(1, { quantity: quantity(5) }), aPet(2, { quantity: quantity(5) })]);
-      const lapsing = held(await reserve(1n, 2, MINUTE));
-      held(await reserve(2n, 1, MINUTE));
-      const staying = held(await reserve(1n, 1, 10 * MINUTE));
-      store().clock.advance(MINUTE);
-      const seen = [await entry(1n), await entry(2n)];
-      const marked = await store().inventory.expireReservations(store().clock.nowMs(), 100);
-      assert.equal(marked, 2);
-      assert.deepEqual([await entry(1n), await entry(2n)], seen);
-      assertMatches(await store().inventory.getReservation(lapsing.id), { state: 'expired' });
-      assertMatches(await store().inventory.getReservation(staying.id), { state: 'held' });
-      assert.equal(await store().inventory.expireReservations(store().clock.nowMs(), 100), 0);
-    });
-
     it('lets a write of the pet count only the holds still held, after some lapsed', async () => {
       await store().pets.addAll([aPet(1, { quantity: quantity(5) })]);
       held(await reserve(1n, 4, MINUTE));

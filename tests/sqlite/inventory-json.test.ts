@@ -1,9 +1,12 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type InventoryJsonSource, inventoryJsonSourceOf } from '../../src/adapters/http/inventory-json-source.js';
-import { itemPieces } from '../../src/adapters/http/inventory-stream.js';
+import { columnPieces, itemPieces } from '../../src/adapters/http/inventory-stream.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
-import type { InventoryQuery } from '../../src/application/ports/inventory-repository.js';
+import {
+  type InventoryColumnsSource,
+  type InventoryQuery,
+  listsColumns,
+} from '../../src/application/ports/inventory-repository.js';
 import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
@@ -30,26 +33,26 @@ const collect = async (pieces: AsyncIterable<string>): Promise<string[]> => {
   return out;
 };
 
-function jsonSource(): InventoryJsonSource {
-  const source = inventoryJsonSourceOf(storage.inventory);
-  if (source === undefined) throw new Error('the SQLite repository writes no JSON of its own');
-  return source;
+function columnsSource(): InventoryColumnsSource {
+  const { inventory } = storage;
+  if (!listsColumns(inventory)) throw new Error('the SQLite repository lists no columns');
+  return inventory;
 }
 
-/** The store's own JSON of `query`, and the JSON written from its items, chunk by chunk. */
-async function bothWays(query?: InventoryQuery): Promise<{ sql: string[]; items: string[] }> {
+/** The JSON the HTTP adapter writes of `query` from the store's columns, and from its items, chunk by chunk. */
+async function bothWays(query?: InventoryQuery): Promise<{ columns: string[]; items: string[] }> {
   return {
-    sql: await collect(jsonSource().listJson(query)),
+    columns: await collect(columnPieces(columnsSource().listColumns(query))),
     items: await collect(itemPieces(storage.inventory.list(query))),
   };
 }
 
-describe('the SQLite store’s own JSON of the inventory list', () => {
+describe('the SQLite store’s inventory list by columns, written as JSON by the HTTP adapter', () => {
   it('is nothing for an empty store', async () => {
-    expect(await bothWays()).toEqual({ sql: [], items: [] });
+    expect(await bothWays()).toEqual({ columns: [], items: [] });
   });
 
-  it('writes, chunk for chunk, the text the HTTP adapter writes from the items: every status, any id', async () => {
+  it('answers, chunk for chunk, the text the items do: every status, any id', async () => {
     const ids = [-(2n ** 63n), -1n, 0n, 1n, 2n, 9_007_199_254_740_993n, LARGEST_ID - 1n, LARGEST_ID];
     await storage.pets.addAll([
       ...Array.from({ length: 2_345 }, (_, i) =>
@@ -60,13 +63,13 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
       ),
       ...ids.map((id, i) => aPet(id, { quantity: quantity(i === 0 ? 0 : 2_147_483_647), status: 'sold' })),
     ]);
-    const { sql, items } = await bothWays();
-    expect(sql).toEqual(items);
-    expect(sql.length).toBe(3);
-    expect(sql.at(-1)).toMatch(
+    const { columns, items } = await bothWays();
+    expect(columns).toEqual(items);
+    expect(columns.length).toBe(3);
+    expect(columns.at(-1)).toMatch(
       /\{"petId":9223372036854775806,[^}]*\},\{"petId":9223372036854775807,"quantity":2147483647,"reserved":0,"available":2147483647,"status":"sold"\}$/,
     );
-    expect(sql.join(',').match(/\{"petId"/g)).toHaveLength(2_353);
+    expect(columns.join(',').match(/\{"petId"/g)).toHaveLength(2_353);
   });
 
   it('writes what held reservations set aside, as the items do, counting only the holds not yet expired', async () => {
@@ -82,9 +85,9 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
     await reserve(1n, 3, 3_600_000);
     // Made in the past and lapsed already, yet not marked: it counts for nothing.
     await reserve(3n, 4, 1_000, now - 60_000);
-    const { sql, items } = await bothWays();
-    expect(sql).toEqual(items);
-    expect(sql).toEqual([
+    const { columns, items } = await bothWays();
+    expect(columns).toEqual(items);
+    expect(columns).toEqual([
       '{"petId":1,"quantity":9,"reserved":5,"available":4,"status":"available"},' +
         '{"petId":2,"quantity":5,"reserved":0,"available":5,"status":"available"},' +
         '{"petId":3,"quantity":4,"reserved":0,"available":4,"status":"available"}',
@@ -101,14 +104,14 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
       { after: petId(-202n), limit: 1_001 },
       { limit: 0 },
     ]) {
-      const { sql, items } = await bothWays(query);
-      expect(sql).toEqual(items);
+      const { columns, items } = await bothWays(query);
+      expect(columns).toEqual(items);
     }
-    expect((await bothWays()).sql).toHaveLength(2);
-    expect((await bothWays({ after: petId(298n) })).sql).toEqual([
+    expect((await bothWays()).columns).toHaveLength(2);
+    expect((await bothWays({ after: petId(298n) })).columns).toEqual([
       '{"petId":299,"quantity":5,"reserved":0,"available":5,"status":"available"}',
     ]);
-    expect((await bothWays({ after: petId(299n) })).sql).toEqual([]);
+    expect((await bothWays({ after: petId(299n) })).columns).toEqual([]);
   });
 
   it('filters as the list does: by status, by what is available (holds counted), both, with paging', async () => {
@@ -131,10 +134,10 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
       { maxAvailable: 2, after: petId(1_200n), limit: 3 },
       { statuses: ['pending'], maxAvailable: 45 },
     ] satisfies InventoryQuery[]) {
-      const { sql, items } = await bothWays(query);
-      expect(sql).toEqual(items);
+      const { columns, items } = await bothWays(query);
+      expect(columns).toEqual(items);
     }
-    expect((await bothWays({ maxAvailable: 2 })).sql.join(',').match(/"petId":[0-9]+/g)).toEqual([
+    expect((await bothWays({ maxAvailable: 2 })).columns.join(',').match(/"petId":[0-9]+/g)).toEqual([
       '"petId":1',
       '"petId":501',
       '"petId":1001',
@@ -151,7 +154,7 @@ describe('the SQLite store’s own JSON of the inventory list', () => {
     db.pragma('ignore_check_constraints = ON');
     db.prepare("UPDATE pets SET status = 'lost' WHERE id = 2").run();
     db.close();
-    await expect(collect(jsonSource().listJson())).rejects.toThrow(/not a valid InventoryItem/);
+    await expect(collect(columnPieces(columnsSource().listColumns()))).rejects.toThrow(/not a valid InventoryItem/);
     await expect(collect(itemPieces(storage.inventory.list()))).rejects.toThrow();
   });
 });

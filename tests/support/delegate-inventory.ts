@@ -17,6 +17,7 @@ export const delegateInventory = (
   getReservation: (id) => inner.getReservation(id),
   listHolds: (query) => inner.listHolds(query),
   nextHolder: (after) => inner.nextHolder(after),
-  expireReservations: (nowMs, max) => inner.expireReservations(nowMs, max),
+  petsWithLapsedHolds: (nowMs, max) => inner.petsWithLapsedHolds(nowMs, max),
+  markLapse: (petId, nowMs) => inner.markLapse(petId, nowMs),
   ...overrides,
 });

@@ -62,7 +62,7 @@ describe('a new kind of stock write touches the core and the route, no store and
           },
           reserve: () => undefined,
           forget: () => undefined,
-          expire: () => undefined,
+          lapse: () => undefined,
         },
         close: () => undefined,
         unreadable: (_id, error) => {

@@ -8,6 +8,7 @@ import type { InventoryRepository } from '../../src/application/ports/inventory-
 import type { KeyGenerator, KeyHasher } from '../../src/application/ports/key-crypto.js';
 import { StockCommandRunner } from '../../src/application/stock-command-runner.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
+import { EXPIRE_BATCH, ExpireReservations } from '../../src/application/use-cases/expire-reservations.js';
 import { FORGET_BATCH, ForgetExpiredOutcomes } from '../../src/application/use-cases/forget-expired-outcomes.js';
 import {
   FORGET_DELIVERIES_BATCH,
@@ -190,6 +191,42 @@ describe('use cases over the in-memory adapters', () => {
       clock.advance(30_000);
       expect(await new ForgetExpiredOutcomes(inventory, clock).execute()).toBe(FORGET_BATCH + 3);
       expect(store.claims.size).toBe(1);
+    });
+  });
+
+  describe('ExpireReservations', () => {
+    const reserveOne = (pet: bigint, ttlMs: number) =>
+      inventory.writeReservation({
+        reservation: { kind: 'reserve', petId: petId(pet), quantity: quantity(1), ttlMs },
+        actor: 'key_a',
+        atMs: clock.ms,
+      });
+
+    it('marks the lapsed holds of every pet, a batch of pets after another, and keeps the holds still held', async () => {
+      const pets = EXPIRE_BATCH + 3;
+      await new MemoryPetCatalog(store).addAll(Array.from({ length: pets }, (_, i) => aPet(i + 1)));
+      for (let i = 1; i <= pets; i += 1) await reserveOne(BigInt(i), 60_000);
+      await reserveOne(1n, 120_000);
+      clock.advance(60_000);
+      expect(await new ExpireReservations(inventory, clock).execute()).toBe(pets);
+      expect(await inventory.petsWithLapsedHolds(clock.ms, pets)).toEqual([]);
+      expect((await inventory.get(petId(1n)))?.item.reserved).toBe(1);
+    });
+
+    it('stops when a batch of pets marks nothing, rather than looking again for ever', async () => {
+      await new MemoryPetCatalog(store).addAll(Array.from({ length: EXPIRE_BATCH }, (_, i) => aPet(i + 1)));
+      for (let i = 1; i <= EXPIRE_BATCH; i += 1) await reserveOne(BigInt(i), 60_000);
+      clock.advance(60_000);
+      let looks = 0;
+      const stuck = delegateInventory(inventory, {
+        petsWithLapsedHolds: (nowMs, max) => {
+          looks += 1;
+          return inventory.petsWithLapsedHolds(nowMs, max);
+        },
+        markLapse: async () => 0,
+      });
+      expect(await new ExpireReservations(stuck, clock).execute()).toBe(0);
+      expect(looks).toBe(1);
     });
   });
 

@@ -38,7 +38,7 @@ function serve(message: Wire): Served {
       write: handler('write'),
       reserve: handler('reserve'),
       forget: handler('forget'),
-      expire: handler('expire'),
+      lapse: handler('lapse'),
     },
     close: () => {
       served = { kind: 'close', id: 0 };
@@ -127,16 +127,17 @@ describe('the writer thread protocol: every request crosses and is read back as 
     }
   });
 
-  it('carries the sweeps and close', () => {
+  it('carries the sweep, the lapse of a pet, and close', () => {
     expect(roundTrip('forget', { nowMs: 10, max: 1_000 })).toEqual({
       kind: 'forget',
       id: 7,
       request: { nowMs: 10, max: 1_000 },
     });
-    expect(roundTrip('expire', { nowMs: 11, max: 500 })).toEqual({
-      kind: 'expire',
+    const pet = petId(INT64_MAX);
+    expect(roundTrip('lapse', { petId: pet, nowMs: 11 })).toEqual({
+      kind: 'lapse',
       id: 7,
-      request: { nowMs: 11, max: 500 },
+      request: { petId: pet, nowMs: 11 },
     });
     expect(serve(['close']).kind).toBe('close');
   });

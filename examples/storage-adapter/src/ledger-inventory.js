@@ -1,5 +1,5 @@
 // @ts-check
-import { decideReservationWrite, decideStockWrite, inventoryItem, stateAt } from 'petstore-inventory';
+import { decideLapse, decideReservationWrite, decideStockWrite, inventoryItem, stateAt } from 'petstore-inventory';
 import { broken } from './ledger.js';
 
 /**
@@ -179,13 +179,13 @@ export class LedgerInventory {
   }
 
   /** @param {number} nowMs @param {number} max */
-  async expireReservations(nowMs, max) {
-    let marked = 0;
-    for (const petId of [...this.ledger.held.keys()]) {
-      if (marked >= max) break;
-      marked += this.markLapsed(petId, nowMs);
-    }
-    return marked;
+  async petsWithLapsedHolds(nowMs, max) {
+    return [...this.ledger.held.keys()].filter((petId) => this.lapsed(petId, nowMs).length > 0).slice(0, max);
+  }
+
+  /** @param {PetId} petId @param {number} nowMs */
+  async markLapse(petId, nowMs) {
+    return this.markLapsed(petId, nowMs);
   }
 
   /** @param {number} nowMs @param {number} max */
@@ -255,15 +255,22 @@ export class LedgerInventory {
     return this.holdsOf(petId).filter((hold) => stateAt(hold, nowMs) !== 'held');
   }
 
-  /** Marks the pet's lapsed holds expired, each moving its version by one; answers how many. @param {PetId} petId @param {number} nowMs */
+  /**
+   * Marks the pet's lapsed holds expired as the core decides (`decideLapse`): the holds, and the
+   * version moved by one each; what it holds is the sum of its held ones. Answers how many.
+   * @param {PetId} petId @param {number} nowMs
+   */
   markLapsed(petId, nowMs) {
-    const lapsed = this.lapsed(petId, nowMs);
     const row = this.ledger.rows.get(petId);
-    if (lapsed.length === 0 || row === undefined) return 0;
-    row.version += lapsed.length;
-    for (const hold of lapsed) this.keepReservation({ ...hold, state: 'expired' });
+    if (row === undefined) return 0;
+    const holds = this.holdsOf(petId);
+    const reserved = holds.reduce((sum, hold) => sum + hold.quantity, 0);
+    const lapse = decideLapse(holds, { reserved, version: row.version }, nowMs);
+    if (lapse.expired.length === 0) return 0;
+    row.version = lapse.version;
+    for (const hold of lapse.expired) this.keepReservation(hold);
     this.ledger.writes += 1;
-    return lapsed.length;
+    return lapse.expired.length;
   }
 
   /** @param {Reservation} reservation */

@@ -3,13 +3,13 @@ import Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
+import type { InventoryColumnsSource } from '../../application/ports/inventory-repository.js';
 import type { HoldLimits } from '../../domain/reservation.js';
 import { type AccessLogger, accessLog } from './access-log.js';
 import { apiGuard, type KeyUseSink } from './api-guard.js';
 import { errorMiddleware } from './error-middleware.js';
 import type { HttpState, RoutedContext } from './http-context.js';
 import type { HttpPages } from './http-pages.js';
-import type { InventoryJsonSource } from './inventory-json-source.js';
 import { addInventoryRoutes } from './inventory-routes.js';
 import { DEFAULT_BODY_LIMIT_BYTES } from './json-body.js';
 import { type OpenApiServers, openApiDocument } from './openapi.js';
@@ -88,8 +88,11 @@ export interface HttpAppDeps extends HttpUseCases {
    * redaction, as the line holds fixed fields and never a header). `logger` when absent.
    */
   readonly accessLogger?: AccessLogger;
-  /** The store's own JSON of long lists, when it writes it (see InventoryJsonSource); else from the items. */
-  readonly inventoryJson?: InventoryJsonSource | undefined;
+  /**
+   * The store's list by columns, when it has one (see InventoryRepository.listColumns, and
+   * `listsColumns`): long lists are then written from its columns; else from the items.
+   */
+  readonly inventoryColumns?: InventoryColumnsSource | undefined;
   /** False while the service starts or drains: /readyz answers 503 then. */
   readonly readiness: () => boolean;
   /** What /readyz reports of the parts that can be down (e.g. `{ redis: true }`); none when absent. */

@@ -11,7 +11,6 @@ import { requirePeers } from '../shared/peer-packages.js';
 export type { AccessLogger, RequestLogFields } from './access-log.js';
 export type { KeyUseSink } from './api-guard.js';
 export type { HttpAppDeps, HttpAppOptions, HttpUseCases } from './create-http-app.js';
-export type { InventoryJsonSource } from './inventory-json-source.js';
 export type { OpenApiServers } from './openapi.js';
 export type { HttpMetrics, MetricsExposition, RequestObserver } from './request-metrics.js';
 export type { RequestTracing, TracedRequest } from './request-tracing.js';

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { InventoryQuery } from '../../application/ports/inventory-repository.js';
+import type { InventoryColumnsSource, InventoryQuery } from '../../application/ports/inventory-repository.js';
 import type { AdjustStock } from '../../application/use-cases/adjust-stock.js';
 import type { GetInventoryItem } from '../../application/use-cases/get-inventory-item.js';
 import type { ListAllStockChanges } from '../../application/use-cases/list-all-stock-changes.js';
@@ -23,8 +23,7 @@ import {
   sendJson,
 } from './http-context.js';
 import { InventoryBodyCache } from './inventory-body-cache.js';
-import type { InventoryJsonSource } from './inventory-json-source.js';
-import { inventoryJsonBody, itemPieces } from './inventory-stream.js';
+import { columnPieces, inventoryJsonBody, itemPieces } from './inventory-stream.js';
 import { readJsonBody, requireJsonBody } from './json-body.js';
 import { itemJson, itemsJson } from './json-writer.js';
 import { setNextLink } from './paging-link.js';
@@ -41,8 +40,8 @@ export interface InventoryRouteDeps {
   readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
   readonly listAllStockChanges: ListAllStockChanges;
-  /** The store's own JSON of long lists, when it writes it (see InventoryJsonSource). */
-  readonly inventoryJson?: InventoryJsonSource | undefined;
+  /** The store's list by columns, when it has one: long lists are written from it. */
+  readonly inventoryColumns?: InventoryColumnsSource | undefined;
 }
 
 /** How the inventory routes behave. */
@@ -99,9 +98,9 @@ const filteredListTag = (stamp: string, page: InventoryPage): string =>
   listTag(`${stamp}~${page.statuses?.join(',') ?? ''}~${page.maxAvailable ?? ''}`);
 
 function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
-  const source = deps.inventoryJson;
+  const source = deps.inventoryColumns;
   const pieces = (query: InventoryQuery = {}): AsyncIterable<string> =>
-    source === undefined ? itemPieces(deps.listInventory.execute(query)) : source.listJson(query);
+    source === undefined ? itemPieces(deps.listInventory.execute(query)) : columnPieces(source.listColumns(query));
   // One per app: the guard and the headers above still run for every request; only the store read and
   // the JSON writing of an unchanged whole list are saved.
   const wholeListBody = new InventoryBodyCache(pieces);

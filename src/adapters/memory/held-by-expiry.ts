@@ -1,4 +1,4 @@
-import type { KeyedReservation as Reservation } from '../../domain/reservation.js';
+import { hasLapsed, type KeyedReservation as Reservation } from '../../domain/reservation.js';
 
 /**
  * Reservations stored as held, kept in order of expiry (then id), with the sum of their quantities: a
@@ -37,7 +37,7 @@ export class HeldByExpiry {
     let hi = this.holds.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.holds[mid] as Reservation).expiresAtMs <= nowMs) lo = mid + 1;
+      if (hasLapsed((this.holds[mid] as Reservation).expiresAtMs, nowMs)) lo = mid + 1;
       else hi = mid;
     }
     return lo;

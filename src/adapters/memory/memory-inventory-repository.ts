@@ -162,13 +162,12 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
     return this.reservations.nextHolder(after);
   }
 
-  async expireReservations(nowMs: number, max: number): Promise<number> {
-    let marked = 0;
-    for (const petId of [...this.store.holds.keys()]) {
-      if (marked >= max) break;
-      marked += this.reservations.markLapsed(petId, nowMs).expired.length;
-    }
-    return marked;
+  async petsWithLapsedHolds(nowMs: number, max: number): Promise<readonly PetId[]> {
+    return this.reservations.lapsedPets(nowMs, max);
+  }
+
+  async markLapse(petId: PetId, nowMs: number): Promise<number> {
+    return this.reservations.markLapsed(petId, nowMs);
   }
 
   private keepClaim(claim: IdempotencyClaim, outcome: StoredOutcome): void {

@@ -1,7 +1,8 @@
 import type { HoldQuery } from '../../application/ports/inventory-repository.js';
 import type { StockLevel } from '../../domain/inventory-item.js';
+import { decideLapse } from '../../domain/lapse-decision.js';
 import type { PetId } from '../../domain/pet-id.js';
-import { type KeyedReservation, type Lapse, lapseOf, type Reservation } from '../../domain/reservation.js';
+import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import type { ReservationDecision } from '../../domain/reservation-decision.js';
 import type { MemoryStore, StoredPet } from './memory-store.js';
 
@@ -39,15 +40,28 @@ export class MemoryReservations {
     return count;
   }
 
-  /** Marks the pet's lapsed holds expired; its version moves by their count (see `Lapse`). */
-  markLapsed(petId: PetId, nowMs: number): Lapse<KeyedReservation> {
-    const lapse = lapseOf(this.store.holds.get(petId)?.lapsed(nowMs) ?? [], nowMs);
-    if (lapse.expired.length === 0) return lapse;
-    const stored = this.store.pets.get(petId) as StoredPet;
-    stored.version += lapse.expired.length;
+  /** At most `max` pets with holds lapsed by `nowMs`, unmarked. */
+  lapsedPets(nowMs: number, max: number): PetId[] {
+    const found: PetId[] = [];
+    for (const [petId, holds] of this.store.holds) {
+      if (found.length >= max) break;
+      if (holds.lapsedCount(nowMs) > 0) found.push(petId);
+    }
+    return found;
+  }
+
+  /** Marks the pet's lapsed holds expired as the core decides (see `decideLapse`); returns how many. */
+  markLapsed(petId: PetId, nowMs: number): number {
+    const stored = this.store.pets.get(petId);
+    const holds = this.store.holds.get(petId);
+    if (stored === undefined || holds === undefined) return 0;
+    const lapse = decideLapse(holds.lapsed(nowMs), { reserved: holds.quantity, version: stored.version }, nowMs);
+    if (lapse.expired.length === 0) return 0;
+    // Keeping each hold expired drops it from the pet's held ones, whose sum is the held count decided.
     for (const hold of lapse.expired) this.keep(hold);
+    stored.version = lapse.version;
     this.store.petsWritten();
-    return lapse;
+    return lapse.expired.length;
   }
 
   /** The holds `query` names, still held at its time, in order of expiry then id. */

@@ -147,19 +147,16 @@ export class PostgresInventoryRepository implements InventoryRepository {
     return nextHolderIn(this.db, after);
   }
 
+  /** At most `max` pets with holds lapsed by `nowMs`, unmarked. */
+  async petsWithLapsedHolds(nowMs: number, max: number): Promise<readonly PetId[]> {
+    return (await this.db.rows<[bigint]>(LAPSED_PETS, [nowMs, max])).map(([id]) => id as PetId);
+  }
+
   /**
-   * Marks expired the lapsed holds of at most `max` pets that have any, in one transaction that locks
-   * and writes their rows as a group of writes does, so it never waits on a write in a cycle.
+   * Marks expired the lapsed holds of one pet, in a transaction that locks and writes its row as a group
+   * of writes does, so it never waits on a write in a cycle.
    */
-  async expireReservations(nowMs: number, max: number): Promise<number> {
-    const pets = await this.db.rows<[bigint]>(LAPSED_PETS, [nowMs, max]);
-    if (pets.length === 0) return 0;
-    return this.db.transaction((tx) =>
-      expireGroup(
-        tx,
-        pets.map(([id]) => id),
-        nowMs,
-      ),
-    );
+  markLapse(petId: PetId, nowMs: number): Promise<number> {
+    return this.db.transaction((tx) => expireGroup(tx, [petId], nowMs));
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { PetId } from '../../domain/pet-id.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
@@ -14,7 +15,7 @@ export interface CommandQueue {
   write(command: StockCommand): Promise<StockWriteResult>;
   writeReservation(command: ReservationCommand): Promise<ReservationWriteResult>;
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number>;
-  expireReservations(nowMs: number, max: number): Promise<number>;
+  markLapse(petId: PetId, nowMs: number): Promise<number>;
   /** Commits the writes still pending, then stops; later writes are refused. */
   close(): Promise<void>;
 }
@@ -51,8 +52,8 @@ export class InlineCommandQueue implements CommandQueue {
     return this.writer.forgetExpiredOutcomes(nowMs, max);
   }
 
-  async expireReservations(nowMs: number, max: number): Promise<number> {
-    return this.writer.expireReservations(nowMs, max);
+  async markLapse(petId: PetId, nowMs: number): Promise<number> {
+    return this.writer.markLapse(petId, nowMs);
   }
 
   async close(): Promise<void> {

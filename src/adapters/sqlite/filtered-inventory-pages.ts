@@ -23,6 +23,16 @@ interface PageParams {
   readonly budget?: number;
 }
 
+/**
+ * How a page's rows are read: each as it is, or as one row of aggregates over them. `select` makes the
+ * statement from the SELECT of the rows (`columns` over `pets`); `count` says how many entries the rows
+ * a statement answered hold.
+ */
+export interface PageShape<Row> {
+  readonly select: (rows: string) => string;
+  readonly count: (rows: readonly Row[]) => number;
+}
+
 /** How far a walk went: how many pets it read, and the last id among them (null: none). */
 type WalkEnd = readonly [read: bigint | number, last: bigint | null];
 
@@ -56,13 +66,13 @@ export class FilteredInventoryPages<Row> {
 
   /**
    * `columns` is the SELECT list of a row (over `pets`); `reserved` the expression of what a pet has
-   * reserved at `@now`.
+   * reserved at `@now`; `shape` how the rows are read.
    */
   constructor(
     private readonly db: Database,
     private readonly columns: string,
     private readonly reserved: string,
-    private readonly raw: boolean,
+    private readonly shape: PageShape<Row>,
   ) {}
 
   /** The first `size` entries after `after` (from the first when undefined) that `query` matches. */
@@ -77,10 +87,11 @@ export class FilteredInventoryPages<Row> {
     if (statements.walkEnd === undefined || statements.rest === undefined) return statements.first.all(params);
     const budget = Math.max(WALK_BUDGET_MIN, size * WALK_BUDGET_PER_ENTRY);
     const walked = statements.first.all({ ...params, budget });
-    if (walked.length >= size) return walked;
+    const found = this.shape.count(walked);
+    if (found >= size) return walked;
     const [read, last] = statements.walkEnd.get({ ...params, budget }) as WalkEnd;
     if (read < budget || last === null) return walked;
-    return walked.concat(statements.rest.all({ ...params, size: size - walked.length, after: last }));
+    return walked.concat(statements.rest.all({ ...params, size: size - found, after: last }));
   }
 
   private statementsOf(query: InventoryQuery, hasAfter: boolean): ShapeStatements<Row> {
@@ -97,10 +108,8 @@ export class FilteredInventoryPages<Row> {
     const after = hasAfter ? 'id > @after' : '1';
     const statuses = query.statuses?.map((status) => `'${status}'`).join(', ');
     const ofStatus = statuses === undefined ? '1' : `status IN (${statuses})`;
-    const prepare = <R>(sql: string): Statement<[PageParams], R> => {
-      const statement = this.db.prepare<[PageParams], R>(sql);
-      return this.raw ? statement.raw() : statement.pluck();
-    };
+    const prepare = (rows: string): Statement<[PageParams], Row> =>
+      this.db.prepare<[PageParams], Row>(this.shape.select(rows)).raw();
     if (query.maxAvailable === undefined) {
       // One walk of the status index for each status, at most a page each; their union's first page.
       const ids = (query.statuses ?? [])

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { HoldQuery } from '../../application/ports/inventory-repository.js';
 import type { KeyedReservation } from '../../domain/reservation.js';
+import { heldAt } from '../sql/hold-expiry.js';
 import { KEYED_COLUMNS, keyedReservationOfRow, type reservationOfRow } from './reservation-statements.js';
 
 type ReservationRow = Parameters<typeof reservationOfRow>[0];
@@ -22,7 +23,7 @@ interface PageParameters {
  */
 const page = (where: string): string =>
   `SELECT ${KEYED_COLUMNS} FROM reservations
-   WHERE state = 'held' AND ${where} AND expires_at_ms > @now AND (expires_at_ms, id) > (@afterMs, @afterId)
+   WHERE state = 'held' AND ${where} AND ${heldAt('expires_at_ms', '@now')} AND (expires_at_ms, id) > (@afterMs, @afterId)
    ORDER BY expires_at_ms, id LIMIT @limit`;
 
 /** The reads of the held reservations an operator lists, on the store's reading connection. */

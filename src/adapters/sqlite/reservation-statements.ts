@@ -1,9 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { type KeyedReservation, lapseOf, type Reservation, reservationStateOf } from '../../domain/reservation.js';
+import { decideLapse, type LapseDecision } from '../../domain/lapse-decision.js';
+import { type KeyedReservation, type Reservation, reservationStateOf } from '../../domain/reservation.js';
 import { decideReservationWrite, type ReservationDecision } from '../../domain/reservation-decision.js';
 import type { ReservationCommand } from '../../domain/reservation-outcome.js';
 import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
+import { heldAt, lapsedBy } from '../sql/hold-expiry.js';
 import { newReservationId } from '../web/reservation-id.js';
 import { type EntryRow, entryOfRow } from './entry-row.js';
 
@@ -41,19 +43,17 @@ const COLUMNS = RESERVATION_COLUMNS;
 /**
  * The reservation writes on one connection, inside the caller's transaction: a pet's entry as a write
  * reads it (its lapsed holds marked expired first), a reservation write decided by the core and
- * applied, and the purge of lapsed holds.
+ * applied, and the marking of one pet's lapsed holds that the expiry of holds asks for.
  */
 export class ReservationStatements {
   private readonly readEntry: Statement<[bigint], EntryRow>;
   private readonly readReservation: Statement<[string], ReservationRow>;
   private readonly readLapsed: Statement<[bigint, number], ReservationRow>;
   private readonly countKeyHolds: Statement<[string, number], bigint>;
-  private readonly markExpired: Statement<[string]>;
-  private readonly dropHeld: Statement<[number, number, bigint]>;
+  private readonly setHeld: Statement<[number, number, bigint]>;
   private readonly insert: Statement<[string, bigint, number, number, number, string]>;
   private readonly setState: Statement<[string, string]>;
   private readonly storePet: Statement<[number, string, number, number, bigint]>;
-  private readonly lapsedPets: Statement<[number, number], bigint>;
 
   /** `onWrite` is told of every change of a pet's row, inside its transaction (the list's revision). */
   constructor(
@@ -70,19 +70,16 @@ export class ReservationStatements {
     // The partial index by (pet, expiry) finds the lapsed holds without reading those still held.
     this.readLapsed = db
       .prepare<[bigint, number], ReservationRow>(
-        `SELECT ${COLUMNS} FROM reservations WHERE pet_id = ? AND state = 'held' AND expires_at_ms <= ?`,
+        `SELECT ${COLUMNS} FROM reservations WHERE pet_id = ? AND state = 'held' AND ${lapsedBy('expires_at_ms', '?')}`,
       )
       .raw();
     // The partial index by (key, expiry) counts a key's holds still held, a key's limit at most.
     this.countKeyHolds = db
       .prepare<[string, number], bigint>(
-        "SELECT count(*) FROM reservations WHERE actor = ? AND state = 'held' AND expires_at_ms > ?",
+        `SELECT count(*) FROM reservations WHERE actor = ? AND state = 'held' AND ${heldAt('expires_at_ms', '?')}`,
       )
       .pluck();
-    this.markExpired = db.prepare<[string]>("UPDATE reservations SET state = 'expired' WHERE id = ?");
-    this.dropHeld = db.prepare<[number, number, bigint]>(
-      'UPDATE pets SET held = held - ?, version = version + ? WHERE id = ?',
-    );
+    this.setHeld = db.prepare<[number, number, bigint]>('UPDATE pets SET held = ?, version = ? WHERE id = ?');
     this.insert = db.prepare<[string, bigint, number, number, number, string]>(
       `INSERT INTO reservations (id, pet_id, quantity, state, created_at_ms, expires_at_ms, actor)
        VALUES (?, ?, ?, 'held', ?, ?, ?)`,
@@ -91,11 +88,6 @@ export class ReservationStatements {
     this.storePet = db.prepare<[number, string, number, number, bigint]>(
       'UPDATE pets SET quantity = ?, status = ?, held = ?, version = ? WHERE id = ?',
     );
-    this.lapsedPets = db
-      .prepare<[number, number], bigint>(
-        "SELECT DISTINCT pet_id FROM reservations WHERE state = 'held' AND expires_at_ms <= ? LIMIT ?",
-      )
-      .pluck();
   }
 
   /**
@@ -104,19 +96,21 @@ export class ReservationStatements {
    */
   entryAt(petId: bigint, atMs: number): InventoryEntry | undefined {
     let row = this.readEntry.get(petId);
-    if (row !== undefined && row[4] > 0n && this.markLapsed(petId, atMs) > 0) row = this.readEntry.get(petId);
+    if (row !== undefined && row[4] > 0n && this.lapseOf(row, atMs) > 0) row = this.readEntry.get(petId);
     return row === undefined ? undefined : entryOfRow(row);
   }
 
-  /**
-   * Marks the pet's lapsed holds expired; its held count drops by theirs and its version moves by their
-   * number, as their expiry already moved the version readers were shown. Returns how many.
-   */
-  markLapsed(petId: bigint, nowMs: number): number {
-    const lapse = lapseOf(this.readLapsed.all(petId, nowMs).map(reservationOfRow), nowMs);
+  /** Reads the lapsed holds of the row's pet, asks the core what their lapse writes, and applies it. */
+  private lapseOf(row: EntryRow, nowMs: number): number {
+    const holds = this.readLapsed.all(row[0], nowMs).map(reservationOfRow);
+    return this.applyLapse(row[0], decideLapse(holds, { reserved: Number(row[4]), version: Number(row[3]) }, nowMs));
+  }
+
+  /** The one place this store writes the lapse the core decided: the holds' state, the row's held and version. */
+  private applyLapse(petId: bigint, lapse: LapseDecision<Reservation>): number {
     if (lapse.expired.length === 0) return 0;
-    for (const hold of lapse.expired) this.markExpired.run(hold.id);
-    this.dropHeld.run(lapse.quantity, lapse.expired.length, petId);
+    for (const hold of lapse.expired) this.setState.run(hold.state, hold.id);
+    this.setHeld.run(lapse.reserved, lapse.version, petId);
     this.onWrite();
     return lapse.expired.length;
   }
@@ -156,13 +150,12 @@ export class ReservationStatements {
     return decision;
   }
 
-  /** Marks the lapsed holds of some pets with any, in a transaction of its own; returns how many. */
-  expire(nowMs: number, max: number): number {
+  /** Marks the pet's lapsed holds expired in a transaction of its own; returns how many. */
+  markLapse(petId: bigint, nowMs: number): number {
     return this.db
       .transaction(() => {
-        let marked = 0;
-        for (const petId of this.lapsedPets.all(nowMs, max)) marked += this.markLapsed(petId, nowMs);
-        return marked;
+        const row = this.readEntry.get(petId);
+        return row === undefined || row[4] === 0n ? 0 : this.lapseOf(row, nowMs);
       })
       .immediate();
   }

@@ -58,7 +58,7 @@ export interface SqliteStorageOptions {
 
 /** Every storage port over one SQLite file, sharing one connection (the writer thread has its own). */
 export interface SqliteStorage {
-  /** The InventoryRepository, which also writes the list's JSON itself (`listJson`). */
+  /** The InventoryRepository, which lists by columns too (`listColumns`). */
   readonly inventory: SqliteInventoryRepository;
   readonly changes: StockChangeLog;
   readonly feed: StockChangeFeed;

@@ -89,9 +89,9 @@ export class StockCommandStatements {
     return decision.result;
   }
 
-  /** Marks expired the lapsed holds of some pets, in a transaction of its own; returns how many. */
-  expireReservations(nowMs: number, max: number): number {
-    return this.reservations.expire(nowMs, max);
+  /** Marks the pet's lapsed holds expired, in a transaction of its own; returns how many. */
+  markLapse(petId: PetId, nowMs: number): number {
+    return this.reservations.markLapse(petId, nowMs);
   }
 
   /** Forgets at most `max` outcomes expired at `nowMs`, in a transaction of its own; returns how many. */

@@ -1,3 +1,4 @@
+import type { PetId } from '../../domain/pet-id.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
@@ -59,8 +60,8 @@ export class WatchedCommandQueue implements CommandQueue {
     return this.queue.forgetExpiredOutcomes(nowMs, max).then(this.succeeded, this.failed);
   }
 
-  expireReservations(nowMs: number, max: number): Promise<number> {
-    return this.queue.expireReservations(nowMs, max).then(this.succeeded, this.failed);
+  markLapse(petId: PetId, nowMs: number): Promise<number> {
+    return this.queue.markLapse(petId, nowMs).then(this.succeeded, this.failed);
   }
 
   close(): Promise<void> {

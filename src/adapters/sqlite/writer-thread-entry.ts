@@ -60,7 +60,7 @@ function answerWith<K extends RequestKind>(kind: K, id: number, work: Promise<Re
 }
 
 /** Answers a request that runs at once, outside the group commit, with its count or its error. */
-const answerNow = (kind: 'forget' | 'expire', id: number, run: () => number): void => {
+const answerNow = (kind: 'forget' | 'lapse', id: number, run: () => number): void => {
   try {
     answer(replyMessage(kind, id, run()));
   } catch (error) {
@@ -83,7 +83,7 @@ const server = {
         batches.submit(() => writer.writeReservation(command)),
       ),
     forget: (id, { nowMs, max }) => answerNow('forget', id, () => writer.forgetExpiredOutcomes(nowMs, max)),
-    expire: (id, { nowMs, max }) => answerNow('expire', id, () => writer.expireReservations(nowMs, max)),
+    lapse: (id, { petId, nowMs }) => answerNow('lapse', id, () => writer.markLapse(petId, nowMs)),
   },
   close: () => {
     batches.flush();

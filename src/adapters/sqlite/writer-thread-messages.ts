@@ -1,3 +1,4 @@
+import type { PetId } from '../../domain/pet-id.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import type { StockCommand } from '../../domain/stock-command.js';
@@ -32,7 +33,7 @@ export { type Wire, WriterProtocolError } from './writer-thread-fields.js';
  * are in writer-thread-writes.ts, what every message is read with in writer-thread-fields.ts.
  */
 
-/** A sweep of the store: what has lapsed at `nowMs`, at most `max` of it. */
+/** A sweep of the store: the outcomes expired at `nowMs`, at most `max` of them. */
 export interface Sweep {
   readonly nowMs: number;
   readonly max: number;
@@ -47,7 +48,22 @@ const sweepCodec: Codec<Sweep> = {
   },
 };
 
-/** How many rows a sweep changed. */
+/** The marking of one pet's lapsed holds at `nowMs` (see decideLapse). */
+export interface LapseRequest {
+  readonly petId: PetId;
+  readonly nowMs: number;
+}
+
+const lapseCodec: Codec<LapseRequest> = {
+  write({ petId, nowMs }, out) {
+    out.push(petId, nowMs);
+  },
+  read(fields) {
+    return { petId: fields.petId('pet'), nowMs: fields.integer('time') };
+  },
+};
+
+/** How many rows a sweep or a lapse changed. */
 const countCodec: ReplyCodec<number> = {
   write: (id, count) => ['count', id, count],
   read(tag, fields) {
@@ -61,7 +77,7 @@ interface Exchanges {
   readonly write: { readonly request: StockCommand; readonly reply: StockWriteResult };
   readonly reserve: { readonly request: ReservationCommand; readonly reply: ReservationWriteResult };
   readonly forget: { readonly request: Sweep; readonly reply: number };
-  readonly expire: { readonly request: Sweep; readonly reply: number };
+  readonly lapse: { readonly request: LapseRequest; readonly reply: number };
 }
 
 export type RequestKind = keyof Exchanges;
@@ -74,7 +90,7 @@ const EXCHANGES: {
   write: { request: stockCommandCodec, reply: stockResultCodec },
   reserve: { request: reservationCommandCodec, reply: reservationResultCodec },
   forget: { request: sweepCodec, reply: countCodec },
-  expire: { request: sweepCodec, reply: countCodec },
+  lapse: { request: lapseCodec, reply: countCodec },
 };
 
 const isRequestKind = (kind: unknown): kind is RequestKind =>

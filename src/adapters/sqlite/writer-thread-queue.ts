@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import type { PetId } from '../../domain/pet-id.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
@@ -95,8 +96,8 @@ export class WriterThreadQueue implements CommandQueue {
     return this.ask('forget', { nowMs, max });
   }
 
-  expireReservations(nowMs: number, max: number): Promise<number> {
-    return this.ask('expire', { nowMs, max });
+  markLapse(petId: PetId, nowMs: number): Promise<number> {
+    return this.ask('lapse', { petId, nowMs });
   }
 
   close(): Promise<void> {

@@ -21,6 +21,27 @@ export interface InventoryQuery {
   readonly maxAvailable?: number;
 }
 
+/**
+ * A chunk of a list as columns: entry i of the chunk is `petIds[i]`, `quantities[i]`, `reserved[i]` and
+ * `statuses[i]`, values as an InventoryItem holds them. It is what a store whose rows are cheapest to
+ * read a column at a time answers for a long list, so that no value is made a pet (see `listColumns`).
+ */
+export interface InventoryColumns {
+  /** Each entry's petId as the exact decimal digits of its int64, as the store read it. */
+  readonly petIds: readonly string[];
+  readonly quantities: readonly number[];
+  /** What each has reserved at the store's clock, as InventoryItem.reserved. */
+  readonly reserved: readonly number[];
+  readonly statuses: readonly PetStatus[];
+}
+
+/** A store that lists by columns as well as by items (see InventoryRepository.listColumns). */
+export type InventoryColumnsSource = Required<Pick<InventoryRepository, 'listColumns'>>;
+
+/** Whether the store declares `listColumns`; the HTTP adapter then writes long lists from its columns. */
+export const listsColumns = (store: InventoryRepository): store is InventoryRepository & InventoryColumnsSource =>
+  store.listColumns !== undefined;
+
 /** Which reservations still held to list: of one pet, of one key, of both, or all of them. */
 export interface HoldQuery {
   readonly petId?: PetId;
@@ -45,6 +66,14 @@ export interface InventoryRepository {
    * two chunks, so a slow reader of a long list does not block writers.
    */
   list(query?: InventoryQuery): AsyncIterable<readonly InventoryItem[]>;
+
+  /**
+   * Optional, the fast path of long lists: the entries `list` gives, in its order and its chunks, each
+   * chunk as columns instead of items. A store has it when its rows read faster so (SQLite: a chunk is
+   * one row of SQLite's aggregates); the HTTP adapter writes the list's JSON from it when the store
+   * has it, from `list` otherwise. A stored entry that is no valid InventoryItem fails the listing.
+   */
+  listColumns?(query?: InventoryQuery): AsyncIterable<InventoryColumns>;
 
   /** One entry with its version, or `undefined` when no pet has that id. */
   get(petId: PetId): Promise<InventoryEntry | undefined>;
@@ -98,9 +127,16 @@ export interface InventoryRepository {
   nextHolder(after: string | undefined): Promise<string | undefined>;
 
   /**
-   * Marks expired at most about `max` holds whose time was up at `nowMs` (every lapsed hold of each pet
-   * it touches); resolves to how many it marked. Kept small per call so that it never holds the store
-   * for long. What is reserved does not depend on it: it only keeps the held rows few.
+   * At most `max` pets, in any order, with a hold stored as held whose time was up at `nowMs`: those
+   * the expiry of holds (ExpireReservations) marks next, a pet at a time.
    */
-  expireReservations(nowMs: number, max: number): Promise<number>;
+  petsWithLapsedHolds(nowMs: number, max: number): Promise<readonly PetId[]>;
+
+  /**
+   * Marks the lapse of one pet's holds at `nowMs`, in one transaction: reads its holds whose time is up
+   * and its entry as stored, asks the core (`decideLapse`) and applies what it answers. Resolves to how
+   * many holds it marked expired (0 when none lapsed, or no such pet). It changes nothing a reader
+   * sees, and what is reserved never waits for it: it only keeps the held rows few.
+   */
+  markLapse(petId: PetId, nowMs: number): Promise<number>;
 }

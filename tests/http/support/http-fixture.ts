@@ -4,7 +4,6 @@ import { parse } from 'lossless-json';
 import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
 import { docsPages } from '../../../src/adapters/http/docs-routes.js';
-import { inventoryJsonSourceOf } from '../../../src/adapters/http/inventory-json-source.js';
 import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
 import { KeyUseRecorder } from '../../../src/adapters/shared/key-use-recorder.js';
 import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
@@ -13,7 +12,7 @@ import {
   type InventoryCore,
   type InventoryPorts,
 } from '../../../src/application/inventory-core.js';
-import type { InventoryRepository } from '../../../src/application/ports/inventory-repository.js';
+import { type InventoryRepository, listsColumns } from '../../../src/application/ports/inventory-repository.js';
 import type { NewPet } from '../../../src/application/ports/pet-catalog.js';
 import type { RateLimiter } from '../../../src/application/ports/rate-limiter.js';
 import type { StockChangeLog } from '../../../src/application/ports/stock-change-log.js';
@@ -112,8 +111,9 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     clock,
     logger,
     keyUses,
-    // A store that writes its own list JSON (SQLite) is used as the server uses it, unless wrapped.
-    inventoryJson: options.inventory === undefined ? inventoryJsonSourceOf(storage.inventory) : undefined,
+    // A store that lists by columns (SQLite) is used as the server uses it, unless wrapped.
+    inventoryColumns:
+      options.inventory === undefined && listsColumns(storage.inventory) ? storage.inventory : undefined,
     // As the server serves it: with the API reference page.
     pages: [docsPages],
     readiness: () => state.ready,
