@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
@@ -138,10 +139,7 @@ describe.skipIf(!hasPostgresServer || !hasRedisServer || !hasNginx)(
         (await fetch(`${instance.url}/readyz`)).json();
       // An instance listens before its Redis client has finished connecting on a loaded machine.
       for (const instance of instances) {
-        await eventually(
-          'Redis connected',
-          async () => JSON.stringify(await readiness(instance)) === JSON.stringify(up),
-        );
+        await eventually('Redis connected', async () => isDeepStrictEqual(await readiness(instance), up));
         expect(await readiness(instance)).toEqual(up);
       }
     });
