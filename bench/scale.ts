@@ -24,7 +24,7 @@ export interface ScaleRow {
   /** The service's peak resident set (VmHWM) after every request, and the largest VmRSS sampled during them. */
   readonly peakRssBytes: number | undefined;
   readonly sampledRssBytes: number | undefined;
-  /** With `--against`: the earlier build's service, listed right after this one in each repetition. */
+  /** With `--against`: the earlier build's service, listed beside this one in each repetition. */
   readonly earlier?: EarlierListing;
 }
 
@@ -160,19 +160,24 @@ async function measureSize(
     const serviceCpuSeconds: number[] = [];
     const baselineCpuSeconds: number[] = [];
     let sampled = 0;
+    const listEarlier = async (): Promise<void> => {
+      if (earlier === undefined) return;
+      // Sampled as this build's list is, so that both are read by a client doing the same work.
+      const then = await sampledTimeToLastByte(earlier.server, earlier.key);
+      earlierSeconds.push(then.seconds);
+      earlierCpuSeconds.push(then.cpuSeconds);
+    };
     for (let i = 0; i < settings.repetitions; i += 1) {
       const sent = await timeToLastByte(baseline, key);
       baselineSeconds.push(sent.seconds);
       baselineCpuSeconds.push(sent.cpuSeconds);
+      // The earlier build goes first every other repetition, so that neither list always follows the baseline's.
+      if (i % 2 === 1) await listEarlier();
       const listed = await sampledTimeToLastByte(service, key);
       serviceSeconds.push(listed.seconds);
       serviceCpuSeconds.push(listed.cpuSeconds);
       sampled = Math.max(sampled, listed.rss);
-      if (earlier !== undefined) {
-        const then = await timeToLastByte(earlier.server, earlier.key);
-        earlierSeconds.push(then.seconds);
-        earlierCpuSeconds.push(then.cpuSeconds);
-      }
+      if (i % 2 === 0) await listEarlier();
     }
     const row: ScaleRow = {
       pets,
@@ -329,8 +334,9 @@ export function scaleSection(result: ScaleResult, settings: ScaleSettings): stri
 }
 
 /**
- * With `--against`: each size's list on this build beside the earlier build's, listed right after it in
- * each repetition (time to last byte and server CPU as medians, and the peak resident set).
+ * With `--against`: each size's list on this build beside the earlier build's, listed after it and
+ * before it in turn in each repetition (time to last byte and server CPU as medians, and the peak
+ * resident set).
  */
 function againstLines(rows: readonly ScaleRow[]): string[] {
   const compared = rows.flatMap((r) => (r.earlier === undefined ? [] : [{ row: r, earlier: r.earlier }]));
@@ -339,7 +345,7 @@ function againstLines(rows: readonly ScaleRow[]): string[] {
   return [
     '',
     'Against an earlier build (`--against`): its service on a database its own code prepared with the same',
-    'pets, listed right after this one in each repetition; medians of the repetitions.',
+    'pets, listed beside this one in each repetition (after it, then before it, in turn); medians of the repetitions.',
     '',
     table(
       [

@@ -35,7 +35,7 @@ export const columnPieces = (list: AsyncIterable<InventoryColumns>): AsyncGenera
 /**
  * A piece of the list's JSON as the bytes the socket sends. The list's JSON is ASCII (digits, the
  * fixed names and the three statuses: see json-writer.ts), so its latin1 bytes are its UTF-8 ones, and
- * a chunk's text, a rope of its entries, is copied out once here rather than flattened, then encoded.
+ * copying a chunk's text out so costs less than the socket's UTF-8 encoding of it.
  */
 const asciiBytes = (text: string): Buffer => Buffer.from(text, 'latin1');
 
