@@ -82,7 +82,7 @@ export async function preparePetstore(path: string, pets: number): Promise<strin
  * Fills a store the way `preparePetstore` does, by an earlier build's own code (its schema, migrations
  * and key format), through the modules of its `dist` folder, in a child process: for an A/B against
  * that build. `open` is JavaScript that opens the store from `storage` (the module at `storagePath`);
- * answers the key it issued.
+ * answers the key it issued. The pets go in chunks, as `preparePetstore` adds them.
  */
 function prepareEarlier(dist: string, storagePath: string, open: string, pets: number): string {
   const at = (path: string): string => JSON.stringify(join(dist, path));
@@ -95,11 +95,14 @@ function prepareEarlier(dist: string, storagePath: string, open: string, pets: n
     const { systemClock } = await import(${at('adapters/system/system-clock.js')});
     const { IssueApiKey } = await import(${at('application/use-cases/issue-api-key.js')});
     try {
-      const added = await storage.pets.addAll(Array.from({ length: ${pets} }, (_, i) => ({
-        id: petId(BigInt(i + 1)), name: 'pet ' + (i + 1), quantity: quantity(i % 100),
-        status: i % 100 === 0 ? 'sold' : 'available',
-      })));
-      if (!added.ok) throw new Error(added.error.message);
+      for (let from = 0; from < ${pets}; from += ${ADD_CHUNK}) {
+        const added = await storage.pets.addAll(Array.from({ length: Math.min(${ADD_CHUNK}, ${pets} - from) }, (_, j) => {
+          const i = from + j;
+          return { id: petId(BigInt(i + 1)), name: 'pet ' + (i + 1), quantity: quantity(i % 100),
+            status: i % 100 === 0 ? 'sold' : 'available' };
+        }));
+        if (!added.ok) throw new Error(added.error.message);
+      }
       const crypto = new NodeKeyCrypto();
       const issued = await new IssueApiKey(storage.keys, crypto, crypto, systemClock).execute({
         plan: 'enterprise', limits: rateLimitPolicy(LIMIT_MAX, LIMIT_MAX), label: 'bench',

@@ -109,7 +109,7 @@ async function runSuite(
       results.limiter = await runLimiterSuite(redisUrl, settings.limiter, log);
       return limiterSection(results.limiter, settings.limiter);
     case 'scale':
-      results.scale = await runScaleSuite(dir, settings.scale, log);
+      results.scale = await runScaleSuite(dir, settings.scale, against, log);
       return scaleSection(results.scale, settings.scale);
     case 'profile':
       results.profile = await runProfileSuite(dir, redisUrl, settings.profile, log);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { monotonicUs, type ProfileSummary, summariseProfile } from './cpu-profile.js';
 import { fetchList, type LoadSettings, patchRequests, runPairs, type Scenario, scenarioTable } from './http.js';
 import { type ListPieces, listPiecesTable, measureListPieces } from './list-pieces.js';
-import { preparePetstore, startBaseline, startService } from './petstore.js';
+import { prepareEarlierPetstore, preparePetstore, startBaseline, startService } from './petstore.js';
 import { functionsTable } from './profile.js';
 import { cpuSeconds, procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
 import { count, median, mib, percentiles, ratio, runs, table } from './stats.js';
@@ -24,6 +24,15 @@ export interface ScaleRow {
   /** The service's peak resident set (VmHWM) after every request, and the largest VmRSS sampled during them. */
   readonly peakRssBytes: number | undefined;
   readonly sampledRssBytes: number | undefined;
+  /** With `--against`: the earlier build's service, listed beside this one in each repetition. */
+  readonly earlier?: EarlierListing;
+}
+
+/** An earlier build's service listing the same pets from a database its own code prepared. */
+export interface EarlierListing {
+  readonly seconds: readonly number[];
+  readonly cpuSeconds: readonly number[];
+  readonly peakRssBytes: number | undefined;
 }
 
 export interface ScaleSettings {
@@ -110,11 +119,24 @@ async function profileList(dir: string, db: string, key: string): Promise<Profil
 
 const PIECE_REPETITIONS = 3;
 
+/** The earlier build of `--against` serving `pets` pets from a database its own code prepared. */
+async function startEarlier(dir: string, dist: string, pets: number): Promise<{ server: ServerProcess; key: string }> {
+  const db = join(dir, `scale-${pets}-earlier.db`);
+  const key = prepareEarlierPetstore(dist, db, pets);
+  const server = await startService(
+    `service of ${dist} (${pets} pets)`,
+    { db, dist },
+    join(dir, `scale-${pets}-earlier.log`),
+  );
+  return { server, key };
+}
+
 async function measureSize(
   dir: string,
   pets: number,
   settings: ScaleSettings,
   patch: ScaleResult['patch'] | undefined,
+  against: string | undefined,
   progress: (line: string) => void,
 ): Promise<{ row: ScaleRow; db: string; key: string }> {
   const db = join(dir, `scale-${pets}.db`);
@@ -123,6 +145,10 @@ async function measureSize(
   try {
     const service = await startService(`service (${pets} pets)`, { db }, join(dir, `scale-${pets}.log`));
     servers.push(service);
+    const earlier = against === undefined ? undefined : await startEarlier(dir, against, pets);
+    if (earlier !== undefined) servers.push(earlier.server);
+    const earlierSeconds: number[] = [];
+    const earlierCpuSeconds: number[] = [];
     const rssAtStartBytes = procStatusBytes(service.pid, 'VmRSS');
     const body = await fetchList(service, key);
     const bodyFile = join(dir, `inventory-${pets}.json`);
@@ -134,14 +160,24 @@ async function measureSize(
     const serviceCpuSeconds: number[] = [];
     const baselineCpuSeconds: number[] = [];
     let sampled = 0;
+    const listEarlier = async (): Promise<void> => {
+      if (earlier === undefined) return;
+      // Sampled as this build's list is, so that both are read by a client doing the same work.
+      const then = await sampledTimeToLastByte(earlier.server, earlier.key);
+      earlierSeconds.push(then.seconds);
+      earlierCpuSeconds.push(then.cpuSeconds);
+    };
     for (let i = 0; i < settings.repetitions; i += 1) {
       const sent = await timeToLastByte(baseline, key);
       baselineSeconds.push(sent.seconds);
       baselineCpuSeconds.push(sent.cpuSeconds);
+      // The earlier build goes first every other repetition, so that neither list always follows the baseline's.
+      if (i % 2 === 1) await listEarlier();
       const listed = await sampledTimeToLastByte(service, key);
       serviceSeconds.push(listed.seconds);
       serviceCpuSeconds.push(listed.cpuSeconds);
       sampled = Math.max(sampled, listed.rss);
+      if (i % 2 === 0) await listEarlier();
     }
     const row: ScaleRow = {
       pets,
@@ -153,8 +189,19 @@ async function measureSize(
       rssAtStartBytes,
       peakRssBytes: procStatusBytes(service.pid, 'VmHWM'),
       sampledRssBytes: sampled === 0 ? undefined : sampled,
+      ...(earlier === undefined
+        ? {}
+        : {
+            earlier: {
+              seconds: earlierSeconds,
+              cpuSeconds: earlierCpuSeconds,
+              peakRssBytes: procStatusBytes(earlier.server.pid, 'VmHWM'),
+            },
+          }),
     };
     progress(`  ${pets} pets: ${serviceSeconds.map((s) => s.toFixed(3)).join(', ')} s to the last byte`);
+    if (earlier !== undefined)
+      progress(`  ${pets} pets, earlier build: ${earlierSeconds.map((s) => s.toFixed(3)).join(', ')} s`);
     if (patch !== undefined) {
       const requests = patchRequests(pets, 1_000);
       await runPairs([{ scenario: patch, service, requests }], baseline, key, settings.patch, progress);
@@ -174,6 +221,7 @@ async function measureSize(
 export async function runScaleSuite(
   dir: string,
   settings: ScaleSettings,
+  against: string | undefined,
   progress: (line: string) => void,
 ): Promise<ScaleResult> {
   const largest = Math.max(...settings.sizes);
@@ -187,7 +235,7 @@ export async function runScaleSuite(
   const rows: ScaleRow[] = [];
   let stored = { db: '', key: '' };
   for (const pets of settings.sizes) {
-    const measured = await measureSize(dir, pets, settings, pets === largest ? patch : undefined, progress);
+    const measured = await measureSize(dir, pets, settings, pets === largest ? patch : undefined, against, progress);
     rows.push(measured.row);
     if (pets === largest) stored = measured;
   }
@@ -259,6 +307,7 @@ export function scaleSection(result: ScaleResult, settings: ScaleSettings): stri
       ],
       rows,
     ),
+    ...againstLines(result.rows),
     '',
     `### Where the time of the ${count(result.pieces.pets)}-pet list goes`,
     '',
@@ -282,4 +331,39 @@ export function scaleSection(result: ScaleResult, settings: ScaleSettings): stri
     '',
     scenarioTable([result.patch]),
   ].join('\n');
+}
+
+/**
+ * With `--against`: each size's list on this build beside the earlier build's, listed after it and
+ * before it in turn in each repetition (time to last byte and server CPU as medians, and the peak
+ * resident set).
+ */
+function againstLines(rows: readonly ScaleRow[]): string[] {
+  const compared = rows.flatMap((r) => (r.earlier === undefined ? [] : [{ row: r, earlier: r.earlier }]));
+  if (compared.length === 0) return [];
+  const cpuUsAPet = (seconds: readonly number[], pets: number): string => ((median(seconds) * 1e6) / pets).toFixed(2);
+  return [
+    '',
+    'Against an earlier build (`--against`): its service on a database its own code prepared with the same',
+    'pets, listed beside this one in each repetition (after it, then before it, in turn); medians of the repetitions.',
+    '',
+    table(
+      [
+        'pets',
+        's to last byte, now / earlier',
+        'now / earlier',
+        'server CPU s a list, now / earlier',
+        'CPU µs a pet, now / earlier',
+        'peak RSS, now / earlier',
+      ],
+      compared.map(({ row, earlier }) => [
+        count(row.pets),
+        `${median(row.serviceSeconds).toFixed(3)} / ${median(earlier.seconds).toFixed(3)}`,
+        ratio(median(row.serviceSeconds) / median(earlier.seconds)),
+        `${median(row.serviceCpuSeconds).toFixed(3)} / ${median(earlier.cpuSeconds).toFixed(3)}`,
+        `${cpuUsAPet(row.serviceCpuSeconds, row.pets)} / ${cpuUsAPet(earlier.cpuSeconds, row.pets)}`,
+        `${bytesOrNa(row.peakRssBytes)} / ${bytesOrNa(earlier.peakRssBytes)}`,
+      ]),
+    ),
+  ];
 }
