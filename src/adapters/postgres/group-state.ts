@@ -1,7 +1,8 @@
 import { inventoryItem } from '../../domain/inventory-item.js';
+import { decideLapse } from '../../domain/lapse-decision.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
-import { type KeyedReservation, lapseOf, type Reservation } from '../../domain/reservation.js';
+import { hasLapsed, type KeyedReservation, type Reservation } from '../../domain/reservation.js';
 import { decideReservationWrite } from '../../domain/reservation-decision.js';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
@@ -12,12 +13,16 @@ import { encodeOutcome } from '../sql/stock-outcome-json.js';
 import { newReservationId } from '../web/reservation-id.js';
 import { type PetState, WriteColumns } from './group-columns.js';
 
-/** A pet's entry as `atMs` sees it, with the holds that lapsed by then. */
+/**
+ * A pet's entry as `atMs` sees it, with the holds that lapsed by then: the one place this store takes
+ * the core's lapse (`decideLapse`) of what the group read, its held count and version as answered; `move`
+ * then stores the pet as a decision left it and the lapsed holds in the state answered.
+ */
 function entryAt(petId: PetId, pet: PetState, atMs: number): { entry: InventoryEntry; lapsed: readonly Reservation[] } {
-  const lapse = lapseOf(pet.holds, atMs);
+  const lapse = decideLapse(pet.holds, { reserved: pet.held, version: pet.version }, atMs);
   // The domain re-checks the row (the status is cast only for the type): a corrupt row throws.
-  const item = inventoryItem(petId, pet.quantity, pet.status as PetStatus, pet.held - lapse.quantity);
-  return { entry: { item, version: pet.version + lapse.expired.length }, lapsed: lapse.expired };
+  const item = inventoryItem(petId, pet.quantity, pet.status as PetStatus, lapse.reserved);
+  return { entry: { item, version: lapse.version }, lapsed: lapse.expired };
 }
 
 const withoutKey = ({ keyId: _, ...reservation }: KeyedReservation): Reservation => reservation;
@@ -130,7 +135,7 @@ export class GroupState {
     if (holds === undefined) return 0;
     let count = holds.running;
     for (const [id, expiresAtMs] of holds.lapsing) {
-      if (expiresAtMs > atMs && !this.ended.has(id)) count += 1;
+      if (!hasLapsed(expiresAtMs, atMs) && !this.ended.has(id)) count += 1;
     }
     return count;
   }
@@ -139,7 +144,7 @@ export class GroupState {
   private count(actor: string, hold: Reservation, by: 1 | -1): void {
     const holds = this.keyHolds.get(actor);
     if (holds === undefined) return;
-    if (hold.expiresAtMs > this.latestMs) holds.running += by;
+    if (!hasLapsed(hold.expiresAtMs, this.latestMs)) holds.running += by;
     else if (by === 1) holds.lapsing.set(hold.id, hold.expiresAtMs);
   }
 
@@ -153,7 +158,10 @@ export class GroupState {
     this.count(named.keyId, named, -1);
   }
 
-  /** Moves a pet to what a decision wrote; the holds that lapsed on the way are marked expired with it. */
+  /**
+   * Moves a pet to what a decision wrote; the holds that lapsed on the way (`decideLapse`'s, see
+   * entryAt) are stored with it in the state the core answered.
+   */
   private move(
     pet: PetState,
     lapsed: readonly Reservation[],
@@ -166,8 +174,9 @@ export class GroupState {
     pet.held = held;
     pet.version = version;
     pet.written = true;
+    if (lapsed.length === 0) return;
     const gone = new Set(lapsed.map((hold) => hold.id));
     pet.holds = pet.holds.filter((hold) => !gone.has(hold.id));
-    for (const id of gone) this.settle(id, 'expired');
+    for (const hold of lapsed) this.settle(hold.id, hold.state);
   }
 }

@@ -1,3 +1,4 @@
+import { heldAt, lapsedBy } from '../sql/hold-expiry.js';
 import { countWrites } from './inventory-stamp.js';
 import { prepared } from './postgres-database.js';
 
@@ -71,7 +72,7 @@ export const GROUP_READ_ROWS = prepared(
   'group_read_rows',
   `SELECT p.id, p.quantity, p.status, p.version, p.held, CASE WHEN p.held > 0 THEN (
        SELECT json_agg(json_build_array(h.id, h.quantity, h.created_at_ms, h.expires_at_ms))
-       FROM reservations h WHERE h.pet_id = p.id AND h.state = 'held' AND h.expires_at_ms <= $3::bigint
+       FROM reservations h WHERE h.pet_id = p.id AND h.state = 'held' AND ${lapsedBy('h.expires_at_ms', '$3::bigint')}
      ) END
    FROM pets p WHERE ${GROUP_PETS}`,
 );
@@ -91,9 +92,9 @@ export const GROUP_READ_RESERVATIONS = prepared(
  */
 export const GROUP_KEY_HOLDS = prepared(
   'group_key_holds',
-  `SELECT actor, count(*) FILTER (WHERE expires_at_ms > $3::bigint)::int,
-     json_agg(json_build_array(id, expires_at_ms)) FILTER (WHERE expires_at_ms <= $3::bigint)
-   FROM reservations WHERE actor = ANY($1::text[]) AND state = 'held' AND expires_at_ms > $2::bigint
+  `SELECT actor, count(*) FILTER (WHERE ${heldAt('expires_at_ms', '$3::bigint')})::int,
+     json_agg(json_build_array(id, expires_at_ms)) FILTER (WHERE ${lapsedBy('expires_at_ms', '$3::bigint')})
+   FROM reservations WHERE actor = ANY($1::text[]) AND state = 'held' AND ${heldAt('expires_at_ms', '$2::bigint')}
    GROUP BY actor`,
 );
 

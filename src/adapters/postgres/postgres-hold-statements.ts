@@ -1,5 +1,6 @@
 import type { HoldQuery } from '../../application/ports/inventory-repository.js';
 import type { KeyedReservation } from '../../domain/reservation.js';
+import { heldAt } from '../sql/hold-expiry.js';
 import { prepared, type Queryable } from './postgres-database.js';
 import { KEYED_COLUMNS, keyedReservationOfRow, type reservationOfRow } from './postgres-reservation-statements.js';
 
@@ -14,7 +15,7 @@ const page = (name: string, where: string) =>
   prepared(
     name,
     `SELECT ${KEYED_COLUMNS} FROM reservations
-     WHERE state = 'held' AND ${where} AND expires_at_ms > $1 AND (expires_at_ms, id) > ($2, $3::text)
+     WHERE state = 'held' AND ${where} AND ${heldAt('expires_at_ms', '$1')} AND (expires_at_ms, id) > ($2, $3::text)
      ORDER BY expires_at_ms, id LIMIT $4`,
   );
 

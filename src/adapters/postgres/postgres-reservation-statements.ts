@@ -3,6 +3,7 @@ import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { type KeyedReservation, type Reservation, reservationStateOf } from '../../domain/reservation.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
+import { lapsedBy } from '../sql/hold-expiry.js';
 import { prepared, type Queryable } from './postgres-database.js';
 
 /*
@@ -12,7 +13,7 @@ import { prepared, type Queryable } from './postgres-database.js';
 
 /** Of the holds stored as held for the row's pet, those whose time is up at `now`. */
 const lapsed = (what: string, now: string): string =>
-  `(SELECT ${what} FROM reservations r WHERE r.pet_id = pets.id AND r.state = 'held' AND r.expires_at_ms <= ${now})`;
+  `(SELECT ${what} FROM reservations r WHERE r.pet_id = pets.id AND r.state = 'held' AND ${lapsedBy('r.expires_at_ms', now)})`;
 
 /**
  * What the row's pet has reserved at the time in parameter `now` (`$2`): a pet that holds nothing (held
@@ -69,7 +70,7 @@ const RESERVATION = prepared('reservation', `SELECT ${COLUMNS} FROM reservations
 /** At most $2 pets with holds that lapsed by $1, for the purge. */
 export const LAPSED_PETS = prepared(
   'reservation_lapsed_pets',
-  "SELECT DISTINCT pet_id FROM reservations WHERE state = 'held' AND expires_at_ms <= $1 LIMIT $2",
+  `SELECT DISTINCT pet_id FROM reservations WHERE state = 'held' AND ${lapsedBy('expires_at_ms', '$1')} LIMIT $2`,
 );
 // The list's stamp (see inventory-stamp.ts), and how many holds lapsed unmarked: an expiry changes the
 // list without a write. Given the writes, the holds lapsed by a time only grow with it, so their count
@@ -77,7 +78,7 @@ export const LAPSED_PETS = prepared(
 export const STAMP_AT = prepared(
   'inventory_stamp_at',
   `SELECT (SELECT epoch::text FROM inventory_epoch) || ':' || (SELECT sum(writes)::text FROM inventory_stamps)
-     || '.' || (SELECT count(*) FROM reservations WHERE state = 'held' AND expires_at_ms <= $1)`,
+     || '.' || (SELECT count(*) FROM reservations WHERE state = 'held' AND ${lapsedBy('expires_at_ms', '$1')})`,
 );
 
 /** One reservation as stored. */
