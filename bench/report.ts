@@ -170,7 +170,7 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm run bench              # everything below, then rewrites this file (about fifteen minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
     'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters, floors), printed only',
-    'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds (http, postgres, library, floors)',
+    'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds (http, scale, postgres, library, floors)',
     'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',

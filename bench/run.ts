@@ -10,7 +10,7 @@
  * - --merge: with --only, the suites' figures and settings replace theirs in bench/results.json, the rest
  *   are kept, and bench/README.md is written again (a section says when its figures were measured);
  * - --against: an earlier build (its dist/ folder, built, its node_modules beside it) joins the suites
- *   that compare builds (http: its in-process pairs; postgres, library, floors), as their baseline;
+ *   that compare builds (http: its in-process pairs; scale, postgres, library, floors), as their baseline;
  * - --render: measure nothing; write bench/README.md again from bench/results.json and bench/notes.md.
  */
 import { rmSync } from 'node:fs';
