@@ -18,6 +18,9 @@ import { prepared } from './postgres-database.js';
  */
 const GROUP_PETS = 'id = ANY($1::bigint[] || ARRAY(SELECT pet_id FROM reservations WHERE id = ANY($2::text[])))';
 
+/** GROUP_PETS for a group that settles no reservation (most groups): its pets are $1 alone. */
+const STOCK_PETS = 'id = ANY($1::bigint[])';
+
 /**
  * Locks the keys of the group's reserves ($1: sorted, text[]) until the transaction ends, one after the
  * other in that order: a reserve of a key elsewhere waits for this group, and counts the holds it adds.
@@ -35,6 +38,12 @@ export const GROUP_LOCK_KEYS = prepared(
 export const GROUP_LOCK_ROWS = prepared(
   'group_lock_rows',
   `SELECT id FROM pets WHERE ${GROUP_PETS} ORDER BY id FOR NO KEY UPDATE`,
+);
+
+/** GROUP_LOCK_ROWS for a group that commits or releases nothing ($1 its pets). */
+export const GROUP_LOCK_PETS = prepared(
+  'group_lock_pets',
+  `SELECT id FROM pets WHERE ${STOCK_PETS} ORDER BY id FOR NO KEY UPDATE`,
 );
 
 /**
@@ -68,14 +77,17 @@ export const GROUP_READ_CLAIMS = prepared(
  * are not read (the partial index by pet and expiry): a write's cost does not grow with a pet's live
  * holds. Unknown ids have no row.
  */
-export const GROUP_READ_ROWS = prepared(
-  'group_read_rows',
+const readRows = (pets: string, latest: string): string =>
   `SELECT p.id, p.quantity, p.status, p.version, p.held, CASE WHEN p.held > 0 THEN (
        SELECT json_agg(json_build_array(h.id, h.quantity, h.created_at_ms, h.expires_at_ms))
-       FROM reservations h WHERE h.pet_id = p.id AND h.state = 'held' AND ${lapsedBy('h.expires_at_ms', '$3::bigint')}
+       FROM reservations h WHERE h.pet_id = p.id AND h.state = 'held' AND ${lapsedBy('h.expires_at_ms', latest)}
      ) END
-   FROM pets p WHERE ${GROUP_PETS}`,
-);
+   FROM pets p WHERE ${pets}`;
+
+export const GROUP_READ_ROWS = prepared('group_read_rows', readRows(GROUP_PETS, '$3::bigint'));
+
+/** GROUP_READ_ROWS for a group that commits or releases nothing: $1 its pets, $2 the latest command time. */
+export const GROUP_READ_PETS = prepared('group_read_pets', readRows(STOCK_PETS, '$2::bigint'));
 
 /** The reservations the group's commits and releases name ($1, text[]), as stored, with their keys. */
 export const GROUP_READ_RESERVATIONS = prepared(

@@ -12,8 +12,10 @@ import {
   GROUP_KEY_HOLDS,
   GROUP_LOCK_CLAIMS,
   GROUP_LOCK_KEYS,
+  GROUP_LOCK_PETS,
   GROUP_LOCK_ROWS,
   GROUP_READ_CLAIMS,
+  GROUP_READ_PETS,
   GROUP_READ_RESERVATIONS,
   GROUP_READ_ROWS,
   GROUP_WRITE,
@@ -109,13 +111,20 @@ async function readGroup(tx: Transaction, names: Names) {
   const scopes = claims.map((claim) => claim.scope);
   const claimKeys = claims.map((claim) => claim.key);
   const none = Promise.resolve([]);
+  // A group that commits or releases nothing (most of them) names its pets alone: no look-up of pets
+  // through reservations in its lock and its read.
+  const settles = names.settled.length > 0;
   // One round trip: each statement is sent at once, and each runs once the one before it has ended.
   const [, locked, had, stored, rows, reservations, holds, changeIds] = await Promise.all([
     keys.length === 0 ? none : tx.run(GROUP_LOCK_KEYS, [keys]),
-    tx.rows<[bigint]>(GROUP_LOCK_ROWS, [names.pets, names.settled]),
+    settles
+      ? tx.rows<[bigint]>(GROUP_LOCK_ROWS, [names.pets, names.settled])
+      : tx.rows<[bigint]>(GROUP_LOCK_PETS, [names.pets]),
     claims.length === 0 ? none : tx.rows<[boolean]>(GROUP_LOCK_CLAIMS, [scopes, claimKeys]),
     claims.length === 0 ? none : tx.rows<ClaimRead>(GROUP_READ_CLAIMS, [scopes, claimKeys]),
-    tx.rows<RowRead>(GROUP_READ_ROWS, [names.pets, names.settled, names.latest]),
+    settles
+      ? tx.rows<RowRead>(GROUP_READ_ROWS, [names.pets, names.settled, names.latest])
+      : tx.rows<RowRead>(GROUP_READ_PETS, [names.pets, names.latest]),
     names.settled.length === 0 ? none : tx.rows<ReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]),
     keys.length === 0 ? none : tx.rows<KeyHoldsRead>(GROUP_KEY_HOLDS, [keys, names.earliestReserve, names.latest]),
     names.changes === 0 ? none : tx.rows<[bigint]>(GROUP_CHANGE_IDS, [names.changes]),
