@@ -54,6 +54,7 @@ export type {
 } from './application/ports/rate-limiter.js';
 export type { FeedEntry, StockChangeFeed } from './application/ports/stock-change-feed.js';
 export type { StockChangeLog, StockChangePage } from './application/ports/stock-change-log.js';
+export type { StoragePorts } from './application/ports/storage-ports.js';
 export type {
   WebhookAnswer,
   WebhookMessage,

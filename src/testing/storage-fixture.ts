@@ -1,33 +1,13 @@
-import type { ApiKeyStore } from '../application/ports/api-key-store.js';
-import type { InventoryRepository } from '../application/ports/inventory-repository.js';
-import type { OrderBook } from '../application/ports/order-book.js';
-import type { PetCatalog } from '../application/ports/pet-catalog.js';
-import type { StockChangeFeed } from '../application/ports/stock-change-feed.js';
-import type { StockChangeLog } from '../application/ports/stock-change-log.js';
-import type { WebhookStore } from '../application/ports/webhook-store.js';
+import type { StoragePorts } from '../application/ports/storage-ports.js';
 import type { InventoryItem } from '../domain/inventory-item.js';
 import type { ManualClock } from './manual-clock.js';
 import type { TestRunner } from './test-runner.js';
 
 /**
  * The storage ports of one adapter, sharing one store, as the composition root wires them: what the
- * storage suites run over. A write through `inventory` must show in `changes`, `feed` and `webhooks`.
+ * storage suites run over, with the clock the store reads.
  */
-export interface StorageFixture {
-  /** Each pet's stock, its writes and reservations. */
-  readonly inventory: InventoryRepository;
-  /** The history of each pet's stock (often the same object as `inventory`). */
-  readonly changes: StockChangeLog;
-  /** Every pet's changes in the order they were made, from a position on. */
-  readonly feed: StockChangeFeed;
-  /** The endpoints, the outbox of stock events and their deliveries. */
-  readonly webhooks: WebhookStore;
-  /** The pets, added all at once or by a stream. */
-  readonly pets: PetCatalog;
-  /** The orders, added all at once or by a stream. */
-  readonly orders: OrderBook;
-  /** The API keys, by hash, with their audit trail. */
-  readonly keys: ApiKeyStore;
+export interface StorageFixture extends StoragePorts {
   /** The time the store reads reservations at: a test moves it instead of sleeping. */
   readonly clock: ManualClock;
   /** Releases the store (connections, files); called after each test. */

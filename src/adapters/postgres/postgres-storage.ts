@@ -1,11 +1,5 @@
-import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
 import type { Clock } from '../../application/ports/clock.js';
-import type { InventoryRepository } from '../../application/ports/inventory-repository.js';
-import type { OrderBook } from '../../application/ports/order-book.js';
-import type { PetCatalog } from '../../application/ports/pet-catalog.js';
-import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
-import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
-import type { WebhookStore } from '../../application/ports/webhook-store.js';
+import type { StoragePorts } from '../../application/ports/storage-ports.js';
 import { wallClock } from '../web/wall-clock.js';
 import { migrate } from './migrations.js';
 import { PostgresApiKeyStore } from './postgres-api-key-store.js';
@@ -18,14 +12,7 @@ import { PostgresStockChangeLog } from './postgres-stock-change-log.js';
 import { PostgresWebhookStore } from './postgres-webhook-store.js';
 
 /** Every storage port over one PostgreSQL database, sharing one pool of connections. */
-export interface PostgresStorage {
-  readonly inventory: InventoryRepository;
-  readonly changes: StockChangeLog;
-  readonly feed: StockChangeFeed;
-  readonly webhooks: WebhookStore;
-  readonly pets: PetCatalog;
-  readonly orders: OrderBook;
-  readonly keys: ApiKeyStore;
+export interface PostgresStorage extends StoragePorts {
   /** True when the store holds no pet, no order and no key: a development start may seed it. */
   isEmpty(): Promise<boolean>;
   /** Whether the server answered the last statement or the last probe (once a second). */

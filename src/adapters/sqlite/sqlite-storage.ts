@@ -1,10 +1,5 @@
-import type { ApiKeyStore } from '../../application/ports/api-key-store.js';
 import type { Clock } from '../../application/ports/clock.js';
-import type { OrderBook } from '../../application/ports/order-book.js';
-import type { PetCatalog } from '../../application/ports/pet-catalog.js';
-import type { StockChangeFeed } from '../../application/ports/stock-change-feed.js';
-import type { StockChangeLog } from '../../application/ports/stock-change-log.js';
-import type { WebhookStore } from '../../application/ports/webhook-store.js';
+import type { StoragePorts } from '../../application/ports/storage-ports.js';
 import { wallClock } from '../web/wall-clock.js';
 import { type CommandQueue, InlineCommandQueue } from './command-queue.js';
 import { fileNamed, type OpenDatabaseOptions, openDatabase } from './open-database.js';
@@ -57,15 +52,9 @@ export interface SqliteStorageOptions {
 }
 
 /** Every storage port over one SQLite file, sharing one connection (the writer thread has its own). */
-export interface SqliteStorage {
+export interface SqliteStorage extends StoragePorts {
   /** The InventoryRepository, which lists by columns too (`listColumns`). */
   readonly inventory: SqliteInventoryRepository;
-  readonly changes: StockChangeLog;
-  readonly feed: StockChangeFeed;
-  readonly webhooks: WebhookStore;
-  readonly pets: PetCatalog;
-  readonly orders: OrderBook;
-  readonly keys: ApiKeyStore;
   /** Where the in-process rate limiter keeps its state across a graceful restart. */
   readonly limiterSnapshot: SqliteLimiterSnapshot;
   /** True when the store holds no pet, no order and no key: a development start may seed it. */
