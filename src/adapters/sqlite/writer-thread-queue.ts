@@ -24,10 +24,23 @@ export interface WriterThreadLogger {
   error(obj: object, msg: string): void;
 }
 
-/** A request asked and not answered yet: reads its reply, and settles its promise with it. */
-interface Waiting {
-  settle(reply: Wire): void;
+/**
+ * A request asked and not answered yet: its kind, which its reply is read as, and its promise's own
+ * resolving functions. Nothing else: a closure here kept the request, and the context it was made in,
+ * alive until the answer came, and under a PATCH load V8's young collections copied about 2,100 bytes
+ * a request and promoted 1,200, against 1,400 and 700 without (`--trace-gc-nvp`, bench/notes.md).
+ */
+interface Waiting<K extends RequestKind = RequestKind> {
+  readonly kind: K;
+  resolve(reply: ReplyOf<K>): void;
   reject(error: Error): void;
+}
+
+/** Settles `waiting`'s promise with what `reply` answers, or the error it is. */
+function settleWith<K extends RequestKind>(waiting: Waiting<K>, reply: Wire): void {
+  const answer = readReply(waiting.kind, reply);
+  if (answer.ok) waiting.resolve(answer.value);
+  else waiting.reject(answer.error);
 }
 
 const HERE = import.meta.url;
@@ -112,12 +125,7 @@ export class WriterThreadQueue implements CommandQueue {
     const id = ++this.lastId;
     return new Promise((resolve, reject) => {
       const message = requestMessage(kind, id, request);
-      const settle = (reply: Wire): void => {
-        const answer = readReply(kind, reply);
-        if (answer.ok) resolve(answer.value);
-        else reject(answer.error);
-      };
-      this.waiting.set(id, { settle, reject });
+      this.waiting.set(id, { kind, resolve, reject });
       // The thread holds the process open only while it owes an answer.
       if (this.waiting.size === 1) worker.ref();
       this.outbox.push(message);
@@ -182,7 +190,7 @@ export class WriterThreadQueue implements CommandQueue {
       if (waiting === undefined)
         throw new WriterProtocolError(`the writer thread answered ${id}, which it was not asked`);
       this.waiting.delete(id);
-      waiting.settle(reply);
+      settleWith(waiting, reply);
     }
     this.posted -= replies.length;
     this.schedulePost();
