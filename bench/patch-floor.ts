@@ -31,7 +31,7 @@ import {
   threadSplit,
   ticksByThread,
 } from './server-process.js';
-import { median, ratio, table } from './stats.js';
+import { median, ratio, runs, table } from './stats.js';
 
 export type FloorsSettings = LoadSettings;
 
@@ -68,6 +68,9 @@ async function measure(side: Side, seconds: number): Promise<Split> {
   const split = threadSplit(side.server.pid, before, ticksByThread(side.server.pid), run.requests);
   return { ...split, all: split.loop + split.busiestOther + split.rest };
 }
+
+/** The start of the names of an earlier build's sides. */
+const EARLIER = 'service of ';
 
 async function startSides(dir: string, against: string | undefined, servers: ServerProcess[]): Promise<Side[]> {
   const serviceDb = join(dir, 'floors-service.db');
@@ -112,7 +115,7 @@ async function startSides(dir: string, against: string | undefined, servers: Ser
     const earlierKey = prepareEarlierPetstore(against, db, LIST_PETS);
     const server = started(await startService('earlier', { db, dist: against }, join(dir, 'floors-earlier.log')));
     const earlier: Side = {
-      name: `service of ${against}`,
+      name: `${EARLIER}${against}`,
       headers: { authorization: `Bearer ${earlierKey}` },
       server,
       load: 'patch',
@@ -152,9 +155,40 @@ export async function runFloorsSuite(
   }
 }
 
+/**
+ * Each earlier build's side beside this build's service under the same load, round by round: this
+ * build's CPU a request over the earlier one's, measured seconds apart in the same round. The median of
+ * these ratios, and how many rounds lean each way, say more than two medians taken apart: on a shared
+ * machine whole rounds move by a few per cent, both builds alike.
+ */
+function againstRows(result: FloorsResult): string[][] {
+  return result
+    .filter((side) => side.name.startsWith(EARLIER))
+    .flatMap((earlier) => {
+      const now = result.find(
+        (side) => side.load === earlier.load && !side.name.startsWith(EARLIER) && side.name.startsWith('service'),
+      );
+      if (now === undefined) return [];
+      const ratios = now.splits.flatMap((split, round) => {
+        const then = earlier.splits[round];
+        return then === undefined ? [] : [split.all / then.all];
+      });
+      const above = ratios.filter((r) => r > 1).length;
+      return [
+        [
+          `${earlier.load === 'batch' ? `batch of ${BATCH_ENTRIES}` : 'PATCH'} against ${earlier.name.slice(EARLIER.length).split(',')[0]}`,
+          ratio(median(ratios)),
+          `${above} of ${ratios.length}`,
+          runs(ratios, ratio),
+        ],
+      ];
+    });
+}
+
 /** The floors' section of bench/README.md. */
 export function floorsSection(result: FloorsResult, settings: FloorsSettings): string {
   const baseline = median((result[0]?.splits ?? []).map((s) => s.all));
+  const against = againstRows(result);
   const f0 = (x: number): string => x.toFixed(0);
   const rows = result.map((side) => {
     const of = (pick: (s: Split) => number): number => median(side.splits.map(pick));
@@ -185,5 +219,14 @@ export function floorsSection(result: FloorsResult, settings: FloorsSettings): s
     'floor (pgbench) is in the PostgreSQL section.',
     '',
     table(['server', 'all threads', 'event loop', 'busiest other thread', 'other threads', 'ratio'], rows),
+    ...(against.length === 0
+      ? []
+      : [
+          '',
+          "This build's CPU a request over the earlier build's, each round's own ratio (both measured in that",
+          'round, seconds apart); above 1.00, this build spent more:',
+          '',
+          table(['load', 'median of the rounds', 'rounds above 1.00', 'each round'], against),
+        ]),
   ].join('\n');
 }
