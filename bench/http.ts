@@ -398,7 +398,7 @@ function againstLines(scenarios: readonly Scenario[]): string[] {
   return [
     '',
     'Against an earlier build (`--against`): its service, in-process limiter, on a database its own code',
-    "prepared, measured right after this build's in each round under the same load.",
+    "prepared, started with this build's, and measured right after it in each round under the same load.",
     '',
     table(
       [

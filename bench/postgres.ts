@@ -281,12 +281,14 @@ function writesSection(result: PostgresResult): string[] {
   if (writes === undefined || sqlite === undefined) return [];
   const sqliteRps = median(sqlite.rounds.map((r) => r.service.rps));
   return [
-    "### Writes against PostgreSQL's floor, before and after group commit",
+    "### Writes against PostgreSQL's floor, this build and an earlier one",
     '',
     `Each round runs, in turn: the floor (${FLOOR}, as \`bench/postgres-floor-write.ts\` describes), PATCH`,
     'through HTTP on a service of this build over PostgreSQL (100 pets; then one hot pet, all 50',
-    'connections writing pet 1), the same on the build before group commit' +
-      (writes.earlier === undefined ? ' (not run: no `--against=<dist>`)' : ` (\`${writes.earlier}\`)`) +
+    'connections writing pet 1), the same on an earlier build' +
+      (writes.earlier === undefined
+        ? ' (not run: no `--against=<dist>`)'
+        : ` (\`${writes.earlier}\`, its service started with this build's)`) +
       ', and two',
     "instances of this build over one PostgreSQL behind deploy/'s nginx; then reservation writes (each",
     'connection reserves one of a pet and commits it, in turn, the pets restocked first) and GET',
