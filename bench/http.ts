@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { startRedisCluster } from '../support/redis-cluster.js';
 import { CONNECTIONS, type LoadRequest, type LoadRun, runLoad } from './load.js';
 import { prepareEarlierPetstore, preparePetstore, START_FLAGS, startBaseline, startService } from './petstore.js';
-import { type ServerProcess, stopAll } from './server-process.js';
+import { type ServerProcess, startTogether, stopAll } from './server-process.js';
 import { count, median, ms, ratio, runs, table } from './stats.js';
 
 export const LIST_PETS = 100;
@@ -167,23 +167,16 @@ export async function runHttpSuite(
     await copyFile(join(dir, 'http-in-process.db'), join(dir, 'http-redis.db'));
     await copyFile(join(dir, 'http-in-process.db'), join(dir, 'http-redis-cluster.db'));
     // With --against, this build's in-process service and the earlier build's (on a database its own code
-    // prepared) start together, first: a service started before another and left idle while it starts
-    // measured up to a few per cent more CPU a request, whichever build it was (bench/notes.md).
+    // prepared) start together, first (see startTogether).
     const earlierDb = join(dir, 'http-earlier.db');
     const earlierKey = against === undefined ? undefined : prepareEarlierPetstore(against, earlierDb, LIST_PETS);
-    const starts = await Promise.allSettled([
+    const [memory, earlierServer] = await startTogether(
+      servers,
       startService('service (in-process limiter)', { db: join(dir, 'http-in-process.db') }, logs.memory),
       against === undefined
         ? undefined
         : startService(`service of ${against}`, { db: earlierDb, dist: against }, logs.earlier),
-    ]);
-    // Whichever started is stopped with the rest, should the other have failed.
-    for (const start of starts)
-      if (start.status === 'fulfilled' && start.value !== undefined) servers.push(start.value);
-    const [memoryStart, earlierStart] = starts;
-    if (memoryStart.status === 'rejected') throw memoryStart.reason;
-    if (earlierStart.status === 'rejected') throw earlierStart.reason;
-    const memory = memoryStart.value;
+    );
     const redisDb = join(dir, 'http-redis.db');
     const redis = await startService('service (Redis limiter)', { db: redisDb, redisUrl }, logs.redis);
     servers.push(redis);
@@ -215,9 +208,7 @@ export async function runHttpSuite(
     // With --against, the earlier build's service joins the in-process pairs: the same load right after
     // this build's, in each round.
     const earlier: Pair['earlier'] =
-      earlierStart.value === undefined || earlierKey === undefined
-        ? undefined
-        : { server: earlierStart.value, key: earlierKey };
+      earlierServer === undefined || earlierKey === undefined ? undefined : { server: earlierServer, key: earlierKey };
     const inProcess = earlier === undefined ? {} : { earlier };
     const patches = patchRequests(LIST_PETS, LIST_PETS);
     const adjustments = adjustmentRequests(LIST_PETS, LIST_PETS);

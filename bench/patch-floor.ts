@@ -26,6 +26,7 @@ import { cleanEnv, prepareEarlierPetstore, preparePetstore, startBaseline, start
 import {
   type ServerProcess,
   startServer,
+  startTogether,
   stopAll,
   type ThreadSplit,
   threadSplit,
@@ -103,31 +104,25 @@ async function startSides(dir: string, against: string | undefined, servers: Ser
       load: 'patch',
     },
   ];
-  // This build's service and the earlier build's start together, last: a service started first and
-  // left idle while the others start measured up to a few per cent more CPU a request than one started
-  // after it, whichever build it was (bench/notes.md), so neither build is given the other's start.
+  // This build's service and the earlier build's start together, last (see startTogether).
   const earlierDb = join(dir, 'floors-earlier.db');
   const earlierKey = against === undefined ? undefined : prepareEarlierPetstore(against, earlierDb, LIST_PETS);
-  const starts = await Promise.allSettled([
+  const [serviceServer, earlierServer] = await startTogether(
+    servers,
     startService('service', { db: serviceDb }, join(dir, 'floors-service.log')),
     against === undefined
       ? undefined
       : startService('earlier', { db: earlierDb, dist: against }, join(dir, 'floors-earlier.log')),
-  ]);
-  // Whichever started is stopped with the rest, should the other have failed.
-  for (const start of starts) if (start.status === 'fulfilled' && start.value !== undefined) started(start.value);
-  const [serviceStart, earlierStart] = starts;
-  if (serviceStart.status === 'rejected') throw serviceStart.reason;
-  if (earlierStart.status === 'rejected') throw earlierStart.reason;
+  );
   const service: Side = {
     name: 'service (in-process limiter)',
     headers: { authorization: `Bearer ${key}` },
-    server: serviceStart.value,
+    server: serviceServer,
     load: 'patch',
   };
   sides.push(service);
-  if (against !== undefined && earlierStart.value !== undefined && earlierKey !== undefined) {
-    const server = earlierStart.value;
+  if (against !== undefined && earlierServer !== undefined && earlierKey !== undefined) {
+    const server = earlierServer;
     const earlier: Side = {
       name: `${EARLIER}${against}`,
       headers: { authorization: `Bearer ${earlierKey}` },

@@ -16,7 +16,7 @@ import { prepareEarlierPostgres, startService } from './petstore.js';
 import { serverCpuSeconds } from './postgres-cpu.js';
 import { CLIENTS, connect, floorWrite } from './postgres-floor-write.js';
 import { runReservationLoad } from './postgres-reservations.js';
-import { cpuSeconds, type ServerProcess, stopAll } from './server-process.js';
+import { cpuSeconds, type ServerProcess, startTogether, stopAll } from './server-process.js';
 import { count, median, ratio, table } from './stats.js';
 
 /** One run: its rate, and PostgreSQL's and the service's CPU µs a request (the service's, all instances). */
@@ -66,9 +66,7 @@ export async function runGroupCommitLoads(
     // older than this one's schema runs too; each server is loaded with its own database's key.
     const keys = new Map<ServerProcess, string>();
     const headersOf = (server: ServerProcess) => ({ authorization: `Bearer ${keys.get(server) ?? key}` });
-    // Each build's database is made first; then both services start together: a service started first
-    // and left idle while another starts measured up to a few per cent more CPU a request, whichever
-    // build it was (bench/notes.md).
+    // Each build's database is made first; then both services start together (see startTogether).
     const sides: { readonly name: string; readonly dist: string | undefined }[] = [
       { name: 'now', dist: undefined },
       ...(earlier === undefined ? [] : [{ name: 'before', dist: earlier }]),
@@ -80,8 +78,9 @@ export async function runGroupCommitLoads(
       if (ownKey === undefined) await prepare(url);
       prepared.push({ name, dist, url, ownKey });
     }
-    const starts = await Promise.allSettled(
-      prepared.map(({ name, dist, url }) =>
+    const started = await startTogether(
+      servers,
+      ...prepared.map(({ name, dist, url }) =>
         startService(
           name,
           { db: join(dir, 'unused.db'), databaseUrl: url, ...(dist === undefined ? {} : { dist }) },
@@ -89,15 +88,10 @@ export async function runGroupCommitLoads(
         ),
       ),
     );
-    const started = starts.map((start, i) => {
-      if (start.status === 'rejected') return undefined;
-      servers.push(start.value);
+    started.forEach((server, i) => {
       const ownKey = prepared[i]?.ownKey;
-      if (ownKey !== undefined) keys.set(start.value, ownKey);
-      return start.value;
+      if (ownKey !== undefined) keys.set(server, ownKey);
     });
-    const failed = starts.find((start) => start.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
     const [now, before] = started;
     if (now === undefined) throw new Error('the service of this build did not start');
     // The second instance shares the first's database: a server of the same URL.

@@ -74,6 +74,26 @@ export async function startServer(
   throw new Error(`${name} did not start listening within ${READY_WITHIN_MS} ms; it wrote:\n${log()}`);
 }
 
+/** What `startTogether` answers for each start: a server, or undefined where none was asked. */
+type Started<T> = { [K in keyof T]: T[K] extends Promise<ServerProcess> ? ServerProcess : ServerProcess | undefined };
+
+/**
+ * Waits for servers started at once (undefined: none asked there), puts each that started in `servers`
+ * so that it is stopped with the rest, then throws the first failure, if any. Two builds compared are
+ * started so, together: a service started first and left idle while another starts spent up to a few
+ * per cent more CPU a request, whichever build it was (bench/notes.md).
+ */
+export async function startTogether<const T extends readonly (Promise<ServerProcess> | undefined)[]>(
+  servers: ServerProcess[],
+  ...starts: T
+): Promise<Started<T>> {
+  const settled = await Promise.allSettled(starts);
+  for (const start of settled) if (start.status === 'fulfilled' && start.value !== undefined) servers.push(start.value);
+  const failed = settled.find((start) => start.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((start) => (start.status === 'fulfilled' ? start.value : undefined)) as Started<T>;
+}
+
 /** Stops every server given, in parallel. */
 export async function stopAll(servers: readonly (ServerProcess | undefined)[]): Promise<void> {
   await Promise.all(servers.map((s) => s?.stop()));

@@ -125,7 +125,7 @@ async function readGroup(tx: Transaction, names: Names) {
     settles
       ? tx.rows<RowRead>(GROUP_READ_ROWS, [names.pets, names.settled, names.latest])
       : tx.rows<RowRead>(GROUP_READ_PETS, [names.pets, names.latest]),
-    names.settled.length === 0 ? none : tx.rows<ReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]),
+    settles ? tx.rows<ReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]) : none,
     keys.length === 0 ? none : tx.rows<KeyHoldsRead>(GROUP_KEY_HOLDS, [keys, names.earliestReserve, names.latest]),
     names.changes === 0 ? none : tx.rows<[bigint]>(GROUP_CHANGE_IDS, [names.changes]),
   ]);
