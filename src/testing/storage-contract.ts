@@ -1,4 +1,5 @@
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
+import { describeDecisionAppliedContract } from './decision-applied.contract.js';
 import { describeInventoryFiltersContract } from './inventory-filters.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
@@ -29,6 +30,7 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
 export function describeStorageContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   describeInventoryRepositoryContract(adapter, make, runner);
   describeInventoryFiltersContract(adapter, make, runner);
+  describeDecisionAppliedContract(adapter, make, runner);
   describeReservationHoldsContract(adapter, make, runner);
   describePetCatalogContract(adapter, make, runner);
   describeStockChangeFeedContract(adapter, make, runner);

@@ -1,26 +1,19 @@
 import { hasLapsed, type KeyedReservation as Reservation } from '../../domain/reservation.js';
 
 /**
- * Reservations stored as held, kept in order of expiry (then id), with the sum of their quantities: a
- * write or a read finds those whose time is up by a binary search, and reads none of the others. It is
- * what the SQL stores' partial indexes by (pet, expiry) and (key, expiry) are to them.
+ * Reservations stored as held, kept in order of expiry (then id): a write or a read finds those whose
+ * time is up by a binary search, and reads none of the others. It is what the SQL stores' partial
+ * indexes by (pet, expiry) and (key, expiry) are to them.
  */
 export class HeldByExpiry {
   private readonly holds: Reservation[] = [];
-  private held = 0;
 
   get size(): number {
     return this.holds.length;
   }
 
-  /** The sum of the quantities of every hold kept, lapsed or not. */
-  get quantity(): number {
-    return this.held;
-  }
-
   add(hold: Reservation): void {
     this.holds.splice(this.indexOf(hold), 0, hold);
-    this.held += hold.quantity;
   }
 
   /** Forgets `hold` (found by its expiry and id); a hold not kept is a no-op. */
@@ -28,7 +21,6 @@ export class HeldByExpiry {
     const at = this.indexOf(hold);
     if (this.holds[at]?.id !== hold.id) return;
     this.holds.splice(at, 1);
-    this.held -= hold.quantity;
   }
 
   /** How many holds lapsed by `nowMs`: those that expire at or before it. */

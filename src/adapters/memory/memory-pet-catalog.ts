@@ -55,7 +55,7 @@ export class MemoryPetCatalog implements PetCatalog {
     const clash = entries.find((e) => this.store.pets.has(e.pet.id));
     if (clash !== undefined) return fail(domainError('duplicate_pet', `a pet with id ${clash.pet.id} already exists`));
     for (const entry of entries) {
-      this.store.pets.set(entry.pet.id, { ...entry, version: FIRST_VERSION });
+      this.store.pets.set(entry.pet.id, { ...entry, version: FIRST_VERSION, held: 0 });
       this.store.insertPetId(entry.pet.id);
     }
     this.store.petsWritten();

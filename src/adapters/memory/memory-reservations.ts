@@ -21,10 +21,10 @@ export class MemoryReservations {
 
   /** What a pet has reserved at `nowMs`, and how many of its holds lapsed unmarked (which its version counts). */
   standing(petId: PetId, nowMs: number): { readonly reserved: number; readonly lapsed: number } {
-    const holds = this.store.holds.get(petId);
-    if (holds === undefined) return { reserved: 0, lapsed: 0 };
-    const lapsed = holds.lapsed(nowMs);
-    return { reserved: holds.quantity - sum(lapsed), lapsed: lapsed.length };
+    const stored = this.store.pets.get(petId);
+    if (stored === undefined) return { reserved: 0, lapsed: 0 };
+    const lapsed = this.store.holds.get(petId)?.lapsed(nowMs) ?? [];
+    return { reserved: stored.held - sum(lapsed), lapsed: lapsed.length };
   }
 
   /** How many reservations the key holds at `nowMs`. */
@@ -55,10 +55,10 @@ export class MemoryReservations {
     const stored = this.store.pets.get(petId);
     const holds = this.store.holds.get(petId);
     if (stored === undefined || holds === undefined) return 0;
-    const lapse = decideLapse(holds.lapsed(nowMs), { reserved: holds.quantity, version: stored.version }, nowMs);
+    const lapse = decideLapse(holds.lapsed(nowMs), { reserved: stored.held, version: stored.version }, nowMs);
     if (lapse.expired.length === 0) return 0;
-    // Keeping each hold expired drops it from the pet's held ones, whose sum is the held count decided.
     for (const hold of lapse.expired) this.keep(hold);
+    stored.held = lapse.reserved;
     stored.version = lapse.version;
     this.store.petsWritten();
     return lapse.expired.length;
@@ -89,13 +89,17 @@ export class MemoryReservations {
     return next;
   }
 
-  /** Applies the effects of a decided reservation write by `actor`; nothing else runs meanwhile. */
+  /**
+   * Applies the effects of a decided reservation write by `actor`, as decided: the pet's stock, held count
+   * and version are the decision's `entry`, never worked out here. Nothing else runs meanwhile.
+   */
   apply({ reservation, entry, change }: ReservationDecision, actor: string): void {
     if (reservation === undefined || entry === undefined) return;
     // A reservation not stored yet is a reserve's: the key that made it is the command's actor.
     if (!this.store.reservations.has(reservation.id)) this.store.reservationKeys.set(reservation.id, actor);
     this.keep(reservation);
     this.setLevel(entry.level, entry.version);
+    (this.store.pets.get(entry.level.petId) as StoredPet).held = entry.reserved;
     if (change !== undefined) this.store.changes.push(change);
     this.store.petsWritten();
   }

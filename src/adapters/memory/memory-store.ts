@@ -14,6 +14,12 @@ export interface StoredPet {
   quantity: Quantity;
   /** 1 when added, one more with every stock change. */
   version: number;
+  /**
+   * The sum of the quantities of the pet's reservations stored as held, lapsed or not, as the core's
+   * decisions last set it (a reservation write's `entry.reserved`, a lapse's `reserved`): the SQL
+   * stores' `held` column.
+   */
+  held: number;
 }
 
 function keepIn<K>(map: Map<K, HeldByExpiry>, key: K, hold: KeyedReservation, held: boolean): void {
