@@ -101,6 +101,10 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
   const isLimitedPath = (path: string): boolean => isApiPath(path) || pages.has(path);
   return async (ctx, next) => {
     if (!isLimitedPath(ctx.path)) return next();
+    // An answer to a request that carries a key is that key's: no cache may keep it, or a browser shows
+    // the key's plan or the stock after its sign-out (OWASP REST Security). Set before anything, so
+    // refusals and the failures the error middleware answers carry it too.
+    if (ctx.req.headers.authorization !== undefined) ctx.res.setHeader('Cache-Control', 'no-store');
     const ambiguous = fieldLineCount(ctx.req, 'authorization') > 1;
     const caller = ambiguous ? 'unauthorized' : await callerOf(authenticate, ctx.req.headers.authorization);
     const principal = typeof caller === 'string' ? undefined : caller;
