@@ -117,6 +117,7 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
     // As the server serves it: with the API reference page.
     pages: [docsPages],
     readiness: () => state.ready,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     options: {
       sunsetAt: options.sunsetAt ?? TEST_SUNSET_AT,
       servers: TEST_SERVERS,
