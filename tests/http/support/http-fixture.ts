@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
 import { docsPages } from '../../../src/adapters/http/docs-routes.js';
 import type { HttpPages } from '../../../src/adapters/http/http-pages.js';
+import type { HttpMetrics } from '../../../src/adapters/http/request-metrics.js';
 import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
 import { KeyUseRecorder } from '../../../src/adapters/shared/key-use-recorder.js';
 import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
@@ -42,6 +43,8 @@ export interface FixtureOptions extends Partial<HttpAppOptions> {
   readonly inventory?: (memory: InventoryRepository) => InventoryRepository;
   /** Wraps the memory limiter, to make it fail on purpose. */
   readonly limiter?: (memory: RateLimiter) => RateLimiter;
+  /** Request metrics the app reports to; none when absent. */
+  readonly metrics?: HttpMetrics;
   /** The pages served beside the API; the docs page when absent. */
   readonly pages?: readonly HttpPages[];
 }
