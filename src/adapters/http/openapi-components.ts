@@ -1,6 +1,6 @@
 import { ORDER_STATUSES } from '../../domain/order.js';
 import { PET_STATUSES } from '../../domain/pet-status.js';
-import { CONTROL_CHARACTER_CLASS } from '../../domain/plain-text.js';
+import { PLAIN_TEXT_PATTERN } from '../../domain/plain-text.js';
 import { LIMIT_MAX } from '../../domain/plan.js';
 import { QUANTITY_MAX } from '../../domain/quantity.js';
 import { REASON_MAX, STOCK_CHANGE_KINDS } from '../../domain/stock-change.js';
@@ -27,8 +27,8 @@ export const REASON: JsonObject = {
   type: 'string',
   minLength: 1,
   maxLength: REASON_MAX,
-  pattern: `^[^${CONTROL_CHARACTER_CLASS}]*$`,
-  description: `Why the stock changes, kept in the history: 1 to ${REASON_MAX} characters, no control characters (bidirectional controls included).`,
+  pattern: PLAIN_TEXT_PATTERN,
+  description: `Why the stock changes, kept in the history: 1 to ${REASON_MAX} characters, no control characters: none of Unicode's Cc, Zl, Zp or Cf but ZWJ and ZWNJ (line separators, bidirectional controls, invisible and tag characters).`,
 };
 
 const ERROR_STATUSES = [...new Set(Object.values(ERROR_STATUS))].sort((a, b) => a - b);

@@ -390,7 +390,7 @@ export interface components {
              * @description The new stock count.
              */
             quantity: number;
-            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters (bidirectional controls included). */
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters: none of Unicode's Cc, Zl, Zp or Cf but ZWJ and ZWNJ (line separators, bidirectional controls, invisible and tag characters). */
             reason?: string;
         };
         Error: {
@@ -576,7 +576,7 @@ export interface components {
              * @description How much to add to the stock, or (negative) take from it; never 0.
              */
             delta: number;
-            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters (bidirectional controls included). */
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters: none of Unicode's Cc, Zl, Zp or Cf but ZWJ and ZWNJ (line separators, bidirectional controls, invisible and tag characters). */
             reason?: string;
         };
         /** @description Stock of one pet set aside for a checkout, until it is committed, released, or expires. */
