@@ -26,6 +26,7 @@ export const SERVER_PEERS = [
   'better-sqlite3',
   'inversify',
   'ioredis',
+  'ipaddr.js',
   'koa',
   'koa-bodyparser',
   'lossless-json',

@@ -78,6 +78,14 @@ export const INTERNAL: ResponseSpec = {
   description: 'internal_error: the service failed; the message carries the request id to quote.',
   headers: [],
 };
+/** INTERNAL for a write: the store may not know whether it was saved (a 500 too, never a 503). */
+export const WRITE_INTERNAL: ResponseSpec = {
+  description:
+    `${INTERNAL.description} outcome_unknown: the database's answer to the write's COMMIT was lost and how it ` +
+    'ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same ' +
+    'Idempotency-Key, which replays the write if it was saved.',
+  headers: [],
+};
 export const UNAVAILABLE: ResponseSpec = {
   description:
     'unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down.',

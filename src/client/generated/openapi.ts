@@ -398,7 +398,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "hold_ttl_exceeded" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "hold_limit_exceeded" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "too_many_connections" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "hold_ttl_exceeded" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "hold_limit_exceeded" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "too_many_connections" | "internal_error" | "outcome_unknown" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -1207,7 +1207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1711,7 +1711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1950,7 +1950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2308,7 +2308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2588,7 +2588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2755,7 +2755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
