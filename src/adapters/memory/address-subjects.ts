@@ -9,8 +9,8 @@ export const ADDRESS_ENTRY_BYTES = 750;
 export const ADDRESS_BUCKET_BYTES = 48;
 
 /**
- * How much the client-address subjects take at most by default: 64 MB of resident memory, of which V8's
- * heap counts three quarters (see bench/README.md).
+ * How much the client-address subjects take at most by default, reckoned as above: 48 MiB of V8's heap,
+ * under the 64 MB they may take with room for the reckoning's error (bench/README.md measures both).
  */
 export const DEFAULT_ADDRESS_BUDGET_BYTES = 48 * 1024 * 1024;
 
