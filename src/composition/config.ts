@@ -172,6 +172,7 @@ const EnvSchema = v.object({
     integer(0, 600_000),
     String(DEFAULT_CONNECTION_LIMITS.idleConnectionGraceMs),
   ),
+  PETSTORE_FIRST_BYTE_TIMEOUT_MS: v.optional(integer(1, 600_000), String(DEFAULT_CONNECTION_LIMITS.firstByteTimeoutMs)),
   PETSTORE_MAX_PIPELINED_REQUESTS: v.optional(
     integer(0, 1_000),
     String(DEFAULT_CONNECTION_LIMITS.maxPipelinedRequests),
@@ -278,6 +279,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       maxConnections: e.PETSTORE_MAX_CONNECTIONS,
       maxConnectionsPerAddress: e.PETSTORE_MAX_CONNECTIONS_PER_ADDRESS,
       idleConnectionGraceMs: e.PETSTORE_IDLE_CONNECTION_GRACE_MS,
+      firstByteTimeoutMs: e.PETSTORE_FIRST_BYTE_TIMEOUT_MS,
       maxPipelinedRequests: e.PETSTORE_MAX_PIPELINED_REQUESTS,
       pipeliningBanMs: e.PETSTORE_PIPELINING_BAN_MS,
       inactivityTimeoutMs: e.PETSTORE_INACTIVITY_TIMEOUT_MS,

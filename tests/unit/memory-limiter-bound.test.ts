@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ADDRESS_BUCKET_BYTES,
-  ADDRESS_ENTRY_BYTES,
-  MemoryRateLimiter,
-} from '../../src/adapters/memory/memory-rate-limiter.js';
+import { ADDRESS_BUCKET_BYTES, ADDRESS_ENTRY_BYTES } from '../../src/adapters/memory/address-subjects.js';
+import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { PLAN_POLICIES } from '../../src/domain/plan.js';
 import { ManualClock } from '../../src/testing/index.js';
 

@@ -94,8 +94,9 @@ const UNAUTHORIZED_MESSAGE = 'the API key is missing, invalid or revoked; send A
  * unknown routes and wrong methods carry the limit headers too. A valid key is limited under its roll
  * chain's subject (an old and a new key of a roll share one) and never by its address; a request
  * without one is limited per client address with the free plan's numbers (so a 401 carries the headers,
- * and the open document and docs page cannot be hammered), the pages and the document apart from the API, then refused with 401 (`key_expired` for a key past its expiry) unless
- * its path is open. A key without the scope of the operation's method is refused 403 once admitted,
+ * and the open document and docs page cannot be hammered), the pages and the document under a budget
+ * apart from the API's, then refused with 401 (`key_expired` for a key past its expiry) unless its
+ * path is open. A key without the scope of the operation's method is refused 403 once admitted,
  * so the refusal counts like any request. GET /v1/rate_limit peeks instead of counting: it answers even
  * while the key's other requests get 429. Two Authorization headers count as no valid key, whatever
  * they hold: a proxy in front that read the other one would disagree about who is calling.
