@@ -120,7 +120,7 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     updateStockBatch: new UpdateStockBatch(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
     listAllStockChanges: new ListAllStockChanges(ports.feed),
-    reserveStock: new ReserveStock(stockWrites, holdLimits),
+    reserveStock: new ReserveStock(stockWrites, holdLimits, { keys: ports.keys, clock: ports.clock }),
     getReservation: new GetReservation(ports.inventory, ports.clock),
     commitReservation: new CommitReservation(stockWrites),
     releaseReservation: new ReleaseReservation(stockWrites),

@@ -195,6 +195,33 @@ export function describeWebhookStoreContract(adapter: string, make: MakeStorage,
       assert.deepEqual(pets(await store().webhooks.lease(NOW, 100, LEASE, 2)), ['whk_a 3']);
     });
 
+    it('leases at most perHost deliveries to one host at once over all of its endpoints, counting earlier leases, whatever the port', async () => {
+      for (const [id, url] of [
+        ['whk_a', 'https://slow.example/a'],
+        ['whk_b', 'https://slow.example:8443/b'],
+        ['whk_c', 'https://SLOW.example/c'],
+        ['whk_d', 'https://fast.example/d'],
+      ]) {
+        await store().webhooks.addEndpoint(
+          anEndpoint(id as string, { url: url as string, events: ['inventory.updated'] }),
+        );
+      }
+      for (const pet of [1n, 2n]) await store().inventory.write(aCommand([setTo(pet, 7)]));
+      await store().webhooks.route(100);
+      const first = await store().webhooks.lease(NOW, 100, LEASE, 4, 3);
+      assert.equal(first.filter((d) => d.url.includes('fast.example')).length, 2);
+      assert.equal(first.filter((d) => !d.url.includes('fast.example')).length, 3);
+      // The slow host is at its cap: nothing more of it until one of its leases ends.
+      assert.deepEqual(await store().webhooks.lease(NOW, 100, LEASE, 4, 3), []);
+      const slow = first.find((d) => !d.url.includes('fast.example')) as LeasedDelivery;
+      await store().webhooks.settle(slow, delivered(NOW));
+      const next = await store().webhooks.lease(NOW, 100, LEASE, 4, 3);
+      assert.equal(next.length, 1);
+      assert.ok(!next[0]?.url.includes('fast.example'));
+      // Without the bound, once the leases ended, every delivery still pending is leased: 8 less the one delivered.
+      assert.equal((await store().webhooks.lease(NOW + LEASE, 100, LEASE, 4)).length, 7);
+    });
+
     it('leases none of an endpoint while one of its deliveries waits for a retry, and goes on with the others', async () => {
       await store().webhooks.addEndpoint(anEndpoint('whk_a', { events: ['inventory.updated'] }));
       await store().webhooks.addEndpoint(anEndpoint('whk_b', { events: ['inventory.updated'] }));
