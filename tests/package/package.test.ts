@@ -1,11 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_PEERS } from '../../src/composition/service-peers.js';
+import { SETTINGS } from '../../src/composition/settings.js';
 import { childEnv } from '../../support/service-process.js';
 import { installLine, linkPackages, npm, packTarball, projectWith, root } from '../support/packed-package.js';
 import { readmeOutput, writeReadmeExample } from '../support/readme-example.js';
@@ -19,7 +22,7 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   redis: ['ioredis'],
   koa: ['koa', '@koa/router', 'koa-bodyparser', 'valibot', 'lossless-json', 'pino'],
   client: ['lossless-json'],
-  server: ['better-sqlite3', 'pg', 'ioredis', 'koa', 'pino', 'prom-client', 'inversify', '@scalar/api-reference'],
+  server: SERVICE_PEERS,
 };
 
 /**
@@ -132,6 +135,38 @@ describe('the packed package, installed alone in a new project', () => {
     }
   });
 
+  it('answers petstore --help, keys create --help and serve --help without any peer, starting nothing', async () => {
+    // A port held here: a serve that tried to listen on it would fail (EADDRINUSE) instead of exiting 0.
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const port = (held.address() as AddressInfo).port;
+    const files = () => readdirSync(project, { recursive: true }).map(String).sort();
+    const before = files();
+    const env = childEnv({ HOST: '127.0.0.1', PORT: String(port), PETSTORE_DB: join(project, 'data', 'help.db') });
+    const help = async (...args: string[]) =>
+      (await run('npx', ['--no', '--', 'petstore', ...args], { cwd: project, env, timeout: 20_000 })).stdout;
+    try {
+      const top = await help('--help');
+      expect(top).toMatch(/^Usage: petstore <command>/);
+      expect(top).toMatch(/^ {2}serve {2,}starts the HTTP service/m);
+      expect(top).toMatch(/^ {2}keys create /m);
+      expect(await help('keys', 'create', '--help')).toMatch(/^Usage: petstore keys create/);
+      const serve = await help('serve', '--help');
+      expect(serve).toMatch(/^Usage: petstore serve/);
+      for (const [name, { default: value }] of Object.entries(SETTINGS)) {
+        expect(serve, name).toMatch(
+          new RegExp(`^ {2}${name} +${(value ?? '(unset)').replace(/[().]/g, '\\$&')}$`, 'm'),
+        );
+      }
+      expect(Object.keys(SETTINGS)).toEqual(
+        expect.arrayContaining(['PORT', 'HOST', 'PETSTORE_DB', 'DATABASE_URL', 'REDIS_URL']),
+      );
+    } finally {
+      held.close();
+    }
+    expect(files()).toEqual(before);
+  });
+
   it('serves with npx petstore serve once the packages its error names are there', async () => {
     const refused = await run('npx', ['--no', 'petstore', 'serve'], { cwd: project }).then(
       () => {
@@ -140,8 +175,11 @@ describe('the packed package, installed alone in a new project', () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^error: petstore-inventory\/server needs /);
-    linkPackages(project, installLine(refused.stderr));
+    // Every package a start on SQLite needs, in one line: the server's own and the store's driver, no more.
+    expect(refused.stderr).toMatch(/^error: petstore needs /);
+    const line = installLine(refused.stderr);
+    expect([...line].sort()).toEqual([...SERVICE_PEERS, 'better-sqlite3'].sort());
+    linkPackages(project, line);
 
     // In a process group of its own, signalled whole as a terminal's Ctrl-C is: npx does not pass a
     // signal on to the command it runs.

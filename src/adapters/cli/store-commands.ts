@@ -6,8 +6,6 @@ import { quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import { type AdminCliDeps, type AdminCommand, required } from './admin-command.js';
 import { int64Option, quantityOption, statusOption, textOption } from './cli-values.js';
-import { orderEntry, petEntry } from './import-schemas.js';
-import { ImportRefusal, openImportFile } from './json-import.js';
 import { petJson } from './pet-json.js';
 import { count } from './progress.js';
 
@@ -18,15 +16,18 @@ last entry, nothing is written.`;
 /**
  * The run of an import command: open the file, then hand its entries, read and checked batch by batch,
  * to one use case that adds all or none. A problem found in the file while the store reads it arrives
- * as an ImportRefusal thrown through the store, which has then written nothing.
+ * as an ImportRefusal thrown through the store, which has then written nothing. The reader and the
+ * entry's schema are imported when an import runs: they need valibot and lossless-json, which the
+ * commands' help does not.
  */
 function importFrom<S extends v.GenericSchema>(
   what: string,
-  entry: S,
+  entryOf: () => Promise<S>,
   add: (deps: AdminCliDeps, batches: AsyncIterable<v.InferOutput<S>[]>) => Promise<Result<number, DomainError>>,
 ): AdminCommand['run'] {
   return async (line, deps, io) => {
     const path = line.positionals[0] as string;
+    const [{ ImportRefusal, openImportFile }, entry] = await Promise.all([import('./json-import.js'), entryOf()]);
     const file = await openImportFile(path, entry, what, io.progress);
     if (!file.ok) return file;
     let added: Result<number, DomainError>;
@@ -108,7 +109,11 @@ limits are in the message that names a field past one.
 ${ALL_OR_NONE}`,
   options: [],
   positionals: ['FILE.json'],
-  run: importFrom('pets', petEntry, (deps, batches) => deps.addPets.execute(batches)),
+  run: importFrom(
+    'pets',
+    async () => (await import('./import-schemas.js')).petEntry,
+    (deps, batches) => deps.addPets.execute(batches),
+  ),
 };
 
 /** Pets written between two updates of the progress line. */
@@ -154,5 +159,9 @@ an order of a pet the store does not have, a byte that is not UTF-8, or any inva
 ${ALL_OR_NONE}`,
   options: [],
   positionals: ['FILE.json'],
-  run: importFrom('orders', orderEntry, (deps, batches) => deps.importOrders.execute(batches)),
+  run: importFrom(
+    'orders',
+    async () => (await import('./import-schemas.js')).orderEntry,
+    (deps, batches) => deps.importOrders.execute(batches),
+  ),
 };
