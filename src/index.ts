@@ -164,6 +164,7 @@ export {
   availableOf,
   inventoryItem,
   levelOf,
+  openingStockProblem,
   statusAfterStockChange,
   stockLevel,
   withStock,

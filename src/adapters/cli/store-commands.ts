@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { DomainError } from '../../domain/errors.js';
-import { statusAfterStockChange } from '../../domain/inventory-item.js';
+import { openingStockProblem, statusAfterStockChange } from '../../domain/inventory-item.js';
 import { nameCharactersProblem, PET_NAME_MAX } from '../../domain/pet.js';
 import { quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
@@ -79,15 +79,8 @@ Options:
         ? ok(statusAfterStockChange('available', stock.value))
         : statusOption('status', statusText);
     if (!status.ok) return status;
-    // A status given must be one the stock rule could have left: none without stock is for sale, and
-    // none with stock is sold (an update to a positive stock makes a sold pet available).
-    if (status.value !== statusAfterStockChange(status.value, stock.value)) {
-      return fail(
-        stock.value === 0
-          ? `--status ${status.value} contradicts --quantity 0: a pet without stock is sold`
-          : `--status sold contradicts --quantity ${stock.value}: a pet with stock is not sold`,
-      );
-    }
+    const problem = openingStockProblem(status.value, stock.value);
+    if (problem !== undefined) return fail(`--${problem}`);
     const pet = { id: id.value, name: name.value, quantity: stock.value, status: status.value };
     const added = await deps.addPets.execute([pet]);
     if (!added.ok) return fail(added.error.message);
