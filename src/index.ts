@@ -118,12 +118,14 @@ export { SetKeyExpiry } from './application/use-cases/set-key-expiry.js';
 export type { SettleReservationInput } from './application/use-cases/settle-reservation.js';
 export { CommitReservation, ReleaseReservation } from './application/use-cases/settle-reservation.js';
 export type {
+  ExpectedVersion,
+  OnePetWriteFailure,
   OnePetWriteInput,
   OnePetWriteResult,
   UpdatedStock,
   UpdateStockInput,
 } from './application/use-cases/update-stock.js';
-export { UpdateStock, writeOnePet } from './application/use-cases/update-stock.js';
+export { expectedVersionsOf, UpdateStock, writeOnePet } from './application/use-cases/update-stock.js';
 export type { UpdateStockBatchInput } from './application/use-cases/update-stock-batch.js';
 export { UpdateStockBatch } from './application/use-cases/update-stock-batch.js';
 export type { WebhookAdmin, WebhookPorts } from './application/webhook-core.js';
