@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,12 +6,21 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { transformSync } from 'esbuild';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_PEERS } from '../../src/composition/service-peers.js';
 import { SETTINGS } from '../../src/composition/settings.js';
 import { childEnv } from '../../support/service-process.js';
-import { installLine, linkPackages, npm, packTarball, projectWith, root } from '../support/packed-package.js';
-import { readmeOutput, writeReadmeExample } from '../support/readme-example.js';
+import {
+  installLine,
+  linkPackages,
+  npm,
+  packTarball,
+  projectWith,
+  root,
+  startPackedService,
+} from '../support/packed-package.js';
+import { readmeExamples, readmeOutput, writeReadmeExample } from '../support/readme-example.js';
 
 const run = promisify(execFile);
 
@@ -110,6 +119,36 @@ describe('the packed package, installed alone in a new project', () => {
     expect(loaded.filter((url) => url.startsWith(own)).length).toBeGreaterThan(50);
   });
 
+  it('compiles every README example of the core strict against the installed types, and runs it from the tarball', async () => {
+    const examples = readmeExamples('The core: `petstore-inventory`');
+    expect(examples.length).toBeGreaterThan(5);
+    const files = examples.map((example, i) => {
+      const file = join(project, `core-example-${i}.ts`);
+      writeFileSync(file, example.code);
+      return file;
+    });
+    // As a user's project compiles them: strict, Node's ESM resolution, the package's own .d.ts files.
+    const program = ts.createProgram(files, {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      types: [],
+    });
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    expect(errors).toEqual([]);
+    for (const [i, example] of examples.entries()) {
+      const script = join(project, `core-example-${i}.mjs`);
+      writeFileSync(script, transformSync(example.code, { loader: 'ts', format: 'esm' }).code);
+      const { stdout } = await run(process.execPath, [script], { cwd: project });
+      expect(stdout.trimEnd().split('\n'), example.title).toEqual(example.output);
+    }
+  }, 180_000);
+
   it('refuses each subpath without its packages, naming them and the npm install line', async () => {
     const script = `for (const name of ${JSON.stringify(Object.keys(PEERS))}) {
       await import('petstore-inventory/' + name).then(
@@ -165,7 +204,7 @@ describe('the packed package, installed alone in a new project', () => {
       held.close();
     }
     expect(files()).toEqual(before);
-  });
+  }, 120_000);
 
   it('serves with npx petstore serve once the packages its error names are there', async () => {
     const refused = await run('npx', ['--no', 'petstore', 'serve'], { cwd: project }).then(
@@ -181,30 +220,14 @@ describe('the packed package, installed alone in a new project', () => {
     expect([...line].sort()).toEqual([...SERVICE_PEERS, 'better-sqlite3'].sort());
     linkPackages(project, line);
 
-    // In a process group of its own, signalled whole as a terminal's Ctrl-C is: npx does not pass a
-    // signal on to the command it runs.
-    const child = spawn('npx', ['--no', 'petstore', 'serve'], {
-      cwd: project,
-      detached: true,
-      env: childEnv({ HOST: '127.0.0.1', PORT: '0', PETSTORE_DB: join(work, 'petstore.db') }),
-    });
+    const service = await startPackedService(
+      project,
+      childEnv({ HOST: '127.0.0.1', PORT: '0', PETSTORE_DB: join(work, 'petstore.db') }),
+      /"url":"(http:\/\/[^"]+)\/v1".*"msg":"listening"/,
+    );
+    const { child } = service;
+    const url = service.match[1] as string;
     try {
-      let out = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-      });
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`not listening after 30 s:\n${out}`)), 30_000);
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /"url":"(http:\/\/[^"]+)\/v1".*"msg":"listening"/.exec(out);
-          if (match?.[1] !== undefined) {
-            clearTimeout(timer);
-            resolve(match[1]);
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-      });
       // Without keep-alive, so that the stop below has no idle connection to wait for.
       const live = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
         get(`${url}/livez`, { agent: false }, (res) => {
@@ -218,7 +241,7 @@ describe('the packed package, installed alone in a new project', () => {
       });
       expect(live).toEqual({ status: 200, body: '{"status":"live"}' });
       const stopped = new Promise<void>((resolve) =>
-        child.stdout.on('data', () => out.includes('"msg":"stopped"') && resolve()),
+        child.stdout.on('data', () => service.output().includes('"msg":"stopped"') && resolve()),
       );
       const exited = new Promise<string>((resolve) =>
         child.once('exit', (code, signal) => resolve(`${code} ${signal}`)),
@@ -228,7 +251,9 @@ describe('the packed package, installed alone in a new project', () => {
       // itself ends by the signal.
       await Promise.race([
         stopped,
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`no clean stop within 20 s:\n${out}`)), 20_000)),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`no clean stop within 20 s:\n${service.output()}`)), 20_000),
+        ),
       ]);
       expect(['0 null', 'null SIGTERM']).toContain(await exited);
     } finally {
