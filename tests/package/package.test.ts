@@ -259,7 +259,26 @@ describe('the packed package, installed alone in a new project', () => {
     } finally {
       if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
     }
-  }, 60_000);
+
+    // Tracing asked for without OpenTelemetry installed: the start stops, naming the line that adds it,
+    // whether petstore loads tracing itself or node --import does, as npm start has it.
+    const traced = childEnv({ PORT: '0', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+    const tracing = join(project, 'node_modules', 'petstore-inventory', 'dist', 'tracing.js');
+    for (const args of [
+      ['npx', ['--no', '--', 'petstore', 'serve']],
+      [process.execPath, ['--import', tracing, '-e', '']],
+    ] as const) {
+      const failed = await run(args[0], [...args[1]], { cwd: project, env: traced }).then(
+        () => {
+          throw new Error(`${args.join(' ')} started without OpenTelemetry`);
+        },
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(/^error: .*needs @opentelemetry\/api, /);
+      expect(installLine(failed.stderr)).toContain('@opentelemetry/sdk-node');
+    }
+  }, 120_000);
 });
 
 /** Every folder of examples/ with a package.json: each is run the same way, by its `npm test`. */
