@@ -7,6 +7,7 @@ import {
   TTL_MAX_SECONDS,
 } from '../domain/reservation.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http-server.js';
+import type { SettingName } from './settings.js';
 
 /** Where the service runs; development alone seeds an empty database and prints a key. */
 export type Environment = 'development' | 'staging' | 'production';
@@ -202,7 +203,8 @@ const EnvSchema = v.object({
       v.check((url) => URL.canParse(url), 'must be the URL of an OTLP/HTTP collector, e.g. http://127.0.0.1:4318'),
     ),
   ),
-});
+  // Name for name the list `petstore serve --help` prints: a variable read here and missing there fails the build.
+} satisfies Record<SettingName, v.GenericSchema>);
 
 /** The variables whose values may hold credentials (a URL's user and password): never printed. */
 const SECRET_BEARING: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT']);

@@ -2,7 +2,9 @@
  * `petstore-inventory/testing`: the contract suite of every port, as the project's own adapters run
  * them, for the authors of other adapters; with the clock and the object mothers they use. The suites
  * take the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's) and assert
- * through `node:assert/strict`.
+ * through `node:assert/strict`. Each test states one rule a store must keep; every rule is listed in
+ * docs/store-rules.md (made from the suites), and a failing test's message names its rule first:
+ * `rule broken: <the rule> (<the suite>); saw: <what the assertion saw>`.
  *
  * @packageDocumentation
  */

@@ -7,7 +7,7 @@ import { quantity } from '../domain/quantity.js';
 import type { HoldLimits, Reservation } from '../domain/reservation.js';
 import type { ReservationOrder, ReservationWriteResult } from '../domain/reservation-outcome.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -63,7 +63,7 @@ const countingKeys = (): KeyGenerator & KeyHasher => {
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeReservationHoldsContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`InventoryRepository holds contract: ${adapter}`, () => {
     const current = freshStorePerTest(make, runner);
 

@@ -5,7 +5,7 @@ import { STOCK_EVENT_TYPES } from '../domain/stock-event.js';
 import { assertMatches } from './assert-match.js';
 import { aCommand, adjustBy, aPet, setTo } from './mothers.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
 const LEASE = 15_000;
@@ -47,7 +47,7 @@ const failed = (atMs: number, nextAttemptMs: number | null, disableEndpoint = fa
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeWebhookStoreContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`WebhookStore contract: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner, (s) =>
       s.pets.addAll([aPet(1, { quantity: quantity(10) }), aPet(2, { quantity: quantity(10) })]),

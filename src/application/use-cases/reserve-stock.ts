@@ -1,7 +1,7 @@
 import { keyStanding } from '../../domain/api-key.js';
 import { type DomainError, domainError } from '../../domain/errors.js';
 import type { PetId } from '../../domain/pet-id.js';
-import type { Quantity } from '../../domain/quantity.js';
+import { type Quantity, quantity } from '../../domain/quantity.js';
 import { DEFAULT_HOLD_LIMITS, DEFAULT_TTL_SECONDS, type HoldLimits } from '../../domain/reservation.js';
 import type {
   ReservationWriteFailure,
@@ -12,10 +12,12 @@ import { fail, type Result } from '../../domain/result.js';
 import type { ApiKeyStore } from '../ports/api-key-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { ReservationWriteRequest, StockCommandRunner } from '../stock-command-runner.js';
+import { type ExpectedVersion, expectedVersionsOf } from './update-stock.js';
 
-export interface ReserveStockInput {
+export interface ReserveStockInput extends ExpectedVersion {
   readonly petId: PetId;
-  readonly quantity: Quantity;
+  /** How much to hold: a whole number from 0 to QUANTITY_MAX, plain (`2`) or made by `quantity(2)`. */
+  readonly quantity: Quantity | number;
   /**
    * How long the hold lasts, in seconds (see `isTtlSeconds`); when absent, DEFAULT_TTL_SECONDS or the
    * limit's length, whichever is shorter.
@@ -23,8 +25,6 @@ export interface ReserveStockInput {
   readonly ttlSeconds?: number;
   /** Who reserves (an API key id); also the idempotency scope. */
   readonly actor: string;
-  /** Reserve only when the entry is at one of these versions (If-Match); any version when absent. */
-  readonly ifVersion?: readonly number[];
   readonly idempotency?: ReservationWriteRequest['idempotency'];
 }
 
@@ -78,12 +78,14 @@ export class ReserveStock {
   }
 
   private reserve(input: ReserveStockInput): Promise<ReservationWriteResult> {
-    const { petId, quantity, ifVersion, actor, idempotency } = input;
+    const { petId, actor, idempotency } = input;
+    const ifVersion = expectedVersionsOf(input);
     return this.writes.runReservation({
       reservation: {
         kind: 'reserve',
         petId,
-        quantity,
+        // Throws a RangeError on a number that is no stock count, as quantity() always did.
+        quantity: quantity(input.quantity),
         // Unasked, a hold lasts the default, or the limit when that is shorter.
         ttlMs:
           input.ttlSeconds === undefined
