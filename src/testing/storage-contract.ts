@@ -1,6 +1,8 @@
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
+import { describeFeedHeadContract } from './feed-head.contract.js';
 import { describeInventoryFiltersContract } from './inventory-filters.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
+import { describeNamedInventoryContract } from './named-inventory.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
 import { describeReservationHoldsContract } from './reservation-holds.contract.js';
@@ -11,7 +13,7 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 /**
  * Every storage port's contract over one adapter: InventoryRepository (with StockChangeLog, stock
- * commands, reservations, a key's holds and the list's filters), PetCatalog, StockChangeFeed, WebhookStore, OrderBook and ApiKeyStore, each
+ * commands, reservations, a key's holds, the list's filters and its named pages), PetCatalog, StockChangeFeed (and its head), WebhookStore, OrderBook and ApiKeyStore, each
  * test on a fresh store from `make`. An adapter that implements only some ports runs their suites alone.
  *
  * @example
@@ -29,9 +31,11 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
 export function describeStorageContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
   describeInventoryRepositoryContract(adapter, make, runner);
   describeInventoryFiltersContract(adapter, make, runner);
+  describeNamedInventoryContract(adapter, make, runner);
   describeReservationHoldsContract(adapter, make, runner);
   describePetCatalogContract(adapter, make, runner);
   describeStockChangeFeedContract(adapter, make, runner);
+  describeFeedHeadContract(adapter, make, runner);
   describeWebhookStoreContract(adapter, make, runner);
   describeOrderBookContract(adapter, make, runner);
   describeApiKeyStoreContract(adapter, make, runner);
