@@ -53,7 +53,8 @@ export class QuantityChart {
         width: Math.min(720, Math.max(200, host.clientWidth || 640)),
         height: 220,
         series: [{}, { label: 'Quantity', stroke: '#1a5fb4', width: 2, paths: uPlot.paths.stepped?.({ align: 1 }) }],
-        axes: [{ values: (_, ticks) => localTimes(ticks) }, { label: 'Quantity' }],
+        // Room for a local time under each tick (about 80 px), so that the labels never overlap.
+        axes: [{ space: 90, values: (_, ticks) => localTimes(ticks) }, { label: 'Quantity' }],
         legend: { show: false },
       },
       [times, counts],

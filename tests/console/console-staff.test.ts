@@ -186,6 +186,24 @@ describe.skipIf(!chromiumAvailable())('the stock console as staff use it', () =>
     await visit.close();
   });
 
+  it('shows every sign-in failure on the sign-in form: a service out of reach, a key fetch cannot send', async () => {
+    const visit = await visitConsole(browser, service.url);
+    const { page } = visit;
+    await page.route('**/v1/rate_limit', (route) => route.abort());
+    await page.getByLabel('API key').fill(service.keys.clerk as string);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const form = page.locator('form.sign-in');
+    await expect
+      .poll(() => form.getByRole('alert').textContent())
+      .toMatch(/Not signed in\. The service cannot be reached/);
+    await page.unroute('**/v1/rate_limit');
+    await page.getByLabel('API key').fill('psk_café');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => form.getByRole('alert').textContent()).toMatch(/Not signed in\. This key is not valid/);
+    expect(apiRequests(visit, '/v1').length).toBe(1);
+    await visit.close();
+  });
+
   it('signs out by itself when its key is revoked, says why, and sends nothing more', async () => {
     const visit = await visitConsole(browser, service.url);
     const { page } = visit;
