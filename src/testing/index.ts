@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 export { describeApiKeyStoreContract } from './api-key-store.contract.js';
+export { describeFeedHeadContract } from './feed-head.contract.js';
 export { describeInventoryFiltersContract, type FiltersFixture } from './inventory-filters.contract.js';
 export { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
 export { ManualClock } from './manual-clock.js';
@@ -23,6 +24,7 @@ export {
   INT64_MIN,
   setTo,
 } from './mothers.js';
+export { describeNamedInventoryContract } from './named-inventory.contract.js';
 export { describeOrderBookContract } from './order-book.contract.js';
 export { describePetCatalogContract } from './pet-catalog.contract.js';
 export { describeRateLimiterContract, type LimiterFixture, type MakeLimiter } from './rate-limiter.contract.js';

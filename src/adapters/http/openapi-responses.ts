@@ -27,6 +27,8 @@ export interface ResponseSpec {
   readonly description: string;
   readonly headers?: readonly string[];
   readonly schema?: JsonObject;
+  /** The body's content by media type, when it is not JSON (`schema` is then unused). */
+  readonly content?: JsonObject;
 }
 
 /**
@@ -54,7 +56,7 @@ export function responses(specs: Responses, extraHeaders: readonly string[] = []
     out[String(status)] = {
       description: spec.description,
       headers,
-      content: key === 'ok' || key === 'created' ? jsonContent(spec.schema ?? {}) : ERROR_BODY,
+      content: key === 'ok' || key === 'created' ? (spec.content ?? jsonContent(spec.schema ?? {})) : ERROR_BODY,
     };
   }
   return out;
