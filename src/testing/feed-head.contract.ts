@@ -3,7 +3,7 @@ import { FEED_START } from '../domain/feed-cursor.js';
 import { quantity } from '../domain/quantity.js';
 import { aCommand, aPet, setTo } from './mothers.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 /**
  * The StockChangeFeed's head (`head`), run over every storage adapter: a reader that starts there reads
@@ -14,7 +14,7 @@ import type { TestRunner } from './test-runner.js';
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeFeedHeadContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`StockChangeFeed head: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner, (s) => s.pets.addAll([aPet(1, { quantity: quantity(5) })]));
 

@@ -5,7 +5,7 @@ import { type PetId, petId } from '../domain/pet-id.js';
 import type { PetStatus } from '../domain/pet-status.js';
 import { quantity } from '../domain/quantity.js';
 import type { FiltersFixture } from './inventory-filters.contract.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const pet = (id: number, name: string, q = 5, status: PetStatus = 'available'): NewPet => ({
   id: petId(BigInt(id)),
@@ -26,7 +26,7 @@ export function describeNamedInventoryContract(
   make: () => Promise<FiltersFixture>,
   runner: TestRunner,
 ): void {
-  const { describe, it, beforeEach, afterEach } = runner;
+  const { describe, it, beforeEach, afterEach } = namingRules(runner);
   describe(`InventoryRepository named pages (${name})`, () => {
     let store: FiltersFixture;
     beforeEach(async () => {
