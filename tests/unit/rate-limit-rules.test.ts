@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isBanned, newBanState, recordStrike } from '../../src/domain/ban.js';
 import { LIMIT_MAX, rateLimitPolicy } from '../../src/domain/plan.js';
 import { nearestExhaustion, type WindowReport } from '../../src/domain/rate-limit.js';
+import { headlineOf } from '../../src/domain/rate-limit-standing.js';
 import {
   countRequest,
   expireBuckets,
@@ -86,5 +87,32 @@ describe('the window a client must watch', () => {
     const day = window('day', 5, T0 + 3_600_000);
     expect(nearestExhaustion([minute, day])).toBe(day);
     expect(nearestExhaustion([day, minute])).toBe(day);
+  });
+});
+
+describe('the headline of a standing', () => {
+  const standing = (bannedUntilMs: number | null) => {
+    const minute = { name: 'minute', windowSeconds: 60, limit: 60, remaining: 10, resetAtMs: T0 + 5_000, used: 50 };
+    const day = { name: 'day', windowSeconds: 86_400, limit: 1_000, remaining: 900, resetAtMs: T0 + 9_000, used: 100 };
+    return { nowMs: T0, windows: [minute, day] as const, bannedUntilMs };
+  };
+
+  it('is what an admitted request would report, while no ban runs', () => {
+    expect(headlineOf(standing(null))).toMatchObject({
+      outcome: 'admitted',
+      limit: 60,
+      remaining: 10,
+      resetAtMs: T0 + 5_000,
+      retryAfterMs: 0,
+    });
+  });
+
+  it('reports nothing remaining until the ban ends, while one runs', () => {
+    expect(headlineOf(standing(T0 + 300_000))).toMatchObject({
+      outcome: 'key_banned',
+      remaining: 0,
+      resetAtMs: T0 + 300_000,
+      retryAfterMs: 300_000,
+    });
   });
 });

@@ -12,6 +12,7 @@ import { KEY_AUDIT_LIMIT_MAX, ListKeyAudit } from '../../src/application/use-cas
 import { UpdateStock } from '../../src/application/use-cases/update-stock.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
+import { deliveryIdOf } from '../../src/domain/webhook-endpoint.js';
 import { aKeyRecord, aPet, ManualClock } from '../../src/testing/index.js';
 
 const SECRET = `whsec_${'A'.repeat(32)}`;
@@ -168,5 +169,12 @@ describe('the webhook use cases over the in-memory store', () => {
       ]);
       expect(KEY_AUDIT_LIMIT_MAX).toBe(10_000);
     });
+  });
+});
+
+describe('the webhook-id of a delivery', () => {
+  it('is msg_, the endpoint id without whk_, the change id and the event without inventory.', () => {
+    expect(deliveryIdOf('whk_0000000000000001', 42n, 'inventory.low_stock')).toBe('msg_0000000000000001_42_low_stock');
+    expect(deliveryIdOf('xwhk_1', 7n, 'inventory.updated')).toBe('msg_xwhk_1_7_updated');
   });
 });
