@@ -210,6 +210,8 @@ describe('pets export', () => {
     const pets = Array.from({ length: 2_500 }, (_, i) =>
       aPet(9007199254740993n + BigInt(i) * 7n, {
         quantity: quantity(i),
+        // The opening rule: a pet without stock is sold.
+        ...(i === 0 ? { status: 'sold' as const } : {}),
         ...(i % 3 === 0 ? { tags: [{ id: INT64_MIN + BigInt(i), name: `tag ${i}` }] } : {}),
       }),
     );
