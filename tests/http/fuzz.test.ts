@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petId } from '../../src/domain/pet-id.js';
-import { quantity } from '../../src/domain/quantity.js';
+import { quantity as stock } from '../../src/domain/quantity.js';
 import { anOrder, aPet, INT64_MAX, INT64_MIN } from '../../src/testing/index.js';
 import { type ListeningApp, startListeningApp } from '../../support/listening-app.js';
 import { type HttpFixture, startHttpFixture } from './support/http-fixture.js';
@@ -240,7 +240,7 @@ describe('fuzz: header casings, repeated headers and Expect values, on the serve
       ).key;
     keys = [await issue('free'), await issue('enterprise')];
     expect(
-      (await app.core.addPets.execute([aPet(1), aPet(INT64_MAX, { status: 'sold', quantity: quantity(0) })])).ok,
+      (await app.core.addPets.execute([aPet(1), aPet(INT64_MAX, { status: 'sold', quantity: stock(0) })])).ok,
     ).toBe(true);
   });
   afterAll(async () => {
