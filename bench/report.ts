@@ -1,3 +1,4 @@
+import { type AddressMemoryRow, addressMemorySection } from './address-memory.js';
 import { type CliResult, cliSection } from './cli.js';
 import { type ConsoleResult, consoleSection } from './console-load.js';
 import { earlierSection, readEarlierRun } from './earlier.js';
@@ -36,6 +37,8 @@ export interface BenchResults {
   readonly filters?: FiltersResult;
   /** Absent from the records of runs before the suite existed. */
   readonly floors?: FloorsResult;
+  /** Absent from the records of runs before the suite existed. */
+  readonly addresses?: AddressMemoryRow[];
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -169,7 +172,7 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about fifteen minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters, floors), printed only',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters, floors, addresses), printed only',
     'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds (http, scale, postgres, library, floors)',
     'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
@@ -217,5 +220,6 @@ export function readme(input: BenchRecord, notes: string): string {
     ...(results.floors === undefined || settings.floors === undefined
       ? []
       : [floorsSection(results.floors, settings.floors), '']),
+    ...(results.addresses === undefined ? [] : [addressMemorySection(results.addresses), '']),
   ].join('\n');
 }

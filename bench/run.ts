@@ -1,7 +1,7 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
  * Usage: npm run bench [-- --quick] [-- --write]
- *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library,filters,floors [--merge]]
+ *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library,filters,floors,addresses [--merge]]
  *   [-- --against=<dist folder>] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
@@ -18,6 +18,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRedisServer } from '../support/redis-server.js';
+import { addressMemorySection, runAddressMemorySuite } from './address-memory.js';
 import { cliSection, runCliSuite } from './cli.js';
 import { consoleSection, runConsoleSuite } from './console-load.js';
 import { httpSection, runHttpSuite } from './http.js';
@@ -147,6 +148,10 @@ async function runSuite(
       const floors = entry(settings, 'floors');
       results.floors = await runFloorsSuite(dir, floors, against, log);
       return floorsSection(results.floors, floors);
+    }
+    case 'addresses': {
+      results.addresses = runAddressMemorySuite(entry(settings, 'addresses'), log);
+      return addressMemorySection(results.addresses);
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { AddressMemorySettings } from './address-memory.js';
 import type { CliSettings } from './cli.js';
 import type { ConsoleSettings } from './console-load.js';
 import type { LoadSettings } from './http.js';
@@ -23,6 +24,7 @@ export const SUITES = [
   'library',
   'filters',
   'floors',
+  'addresses',
 ] as const;
 export type Suite = (typeof SUITES)[number];
 
@@ -45,6 +47,8 @@ export interface BenchSettings {
   readonly filters?: FiltersSettings;
   /** The floors of a PATCH in process; absent from the records of runs before it existed. */
   readonly floors?: FloorsSettings;
+  /** The in-process limiter's client addresses in memory; absent from the records of runs before it existed. */
+  readonly addresses?: AddressMemorySettings;
 }
 
 /**
@@ -68,6 +72,7 @@ export const FULL: BenchSettings = {
   library: { runs: 15, calls: 200_000 },
   filters: { pets: 1_000_000, rounds: 10, stores: ['SQLite', 'PostgreSQL'] },
   floors: { seconds: 3, rounds: 9, warmupSeconds: 3 },
+  addresses: { addresses: [100_000, 1_000_000], fullAddresses: 3_000 },
 };
 
 /** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
@@ -84,4 +89,5 @@ export const QUICK: BenchSettings = {
   library: { runs: 3, calls: 20_000 },
   filters: { pets: 100_000, rounds: 3, stores: ['SQLite', 'PostgreSQL'] },
   floors: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5 },
+  addresses: { addresses: [100_000], fullAddresses: 300 },
 };

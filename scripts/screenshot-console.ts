@@ -17,12 +17,15 @@ const OUT = join(import.meta.dirname, '..', 'docs', 'console.png');
 // As the stock rule leaves them: a pet without stock is sold, a pet with stock is available or pending.
 const IN_STOCK: PetStatus[] = ['available', 'available', 'pending'];
 const stockOf = (i: number): number => (i * 13) % 17;
+const NAMES = ['Oscar', 'Maple', 'Biscuit', 'Luna', 'Pepper', 'Shadow', 'Clover', 'Nala', 'Ziggy', 'Hazel'];
+const CATEGORIES = ['Dogs', 'Cats', 'Birds', 'Fish'];
 
 await buildConsole();
 const service = await startConsoleService(
   Array.from({ length: 40 }, (_, i) => ({
     id: petId(BigInt(101 + i)),
-    name: `pet ${101 + i}`,
+    name: `${NAMES[i % NAMES.length]}${i < NAMES.length ? '' : ` ${Math.floor(i / NAMES.length) + 1}`}`,
+    category: { id: BigInt(1 + (i % CATEGORIES.length)), name: CATEGORIES[i % CATEGORIES.length] as string },
     quantity: quantity(stockOf(i)),
     status: stockOf(i) === 0 ? 'sold' : (IN_STOCK[i % 3] as PetStatus),
   })),
@@ -45,7 +48,7 @@ try {
     await page.goto(`${service.url}/console`);
     await page.getByLabel('API key').fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Open pet 103', exact: true }).click();
+    await page.getByRole('button', { name: 'Biscuit', exact: true }).click();
     await page.locator('#quantity-chart canvas').first().waitFor();
     await page.screenshot({ path: OUT, fullPage: true });
     process.stdout.write(`wrote ${OUT}\n`);

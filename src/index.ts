@@ -118,12 +118,14 @@ export { SetKeyExpiry } from './application/use-cases/set-key-expiry.js';
 export type { SettleReservationInput } from './application/use-cases/settle-reservation.js';
 export { CommitReservation, ReleaseReservation } from './application/use-cases/settle-reservation.js';
 export type {
+  ExpectedVersion,
+  OnePetWriteFailure,
   OnePetWriteInput,
   OnePetWriteResult,
   UpdatedStock,
   UpdateStockInput,
 } from './application/use-cases/update-stock.js';
-export { UpdateStock, writeOnePet } from './application/use-cases/update-stock.js';
+export { expectedVersionsOf, UpdateStock, writeOnePet } from './application/use-cases/update-stock.js';
 export type { UpdateStockBatchInput } from './application/use-cases/update-stock-batch.js';
 export { UpdateStockBatch } from './application/use-cases/update-stock-batch.js';
 export type { WebhookAdmin, WebhookPorts } from './application/webhook-core.js';
@@ -164,6 +166,7 @@ export {
   availableOf,
   inventoryItem,
   levelOf,
+  openingStockProblem,
   statusAfterStockChange,
   stockLevel,
   withStock,
@@ -189,7 +192,15 @@ export { PET_ID_MAX, PET_ID_MIN, parsePetId, petId } from './domain/pet-id.js';
 export type { PetStatus } from './domain/pet-status.js';
 export { isPetStatus, PET_STATUSES } from './domain/pet-status.js';
 export type { Plan, RateLimitPolicy } from './domain/plan.js';
-export { isPlan, LIMIT_MAX, PLAN_POLICIES, PLANS, policyForPlan, rateLimitPolicy } from './domain/plan.js';
+export {
+  isPlan,
+  LIMIT_MAX,
+  ownLimitsOf,
+  PLAN_POLICIES,
+  PLANS,
+  policyForPlan,
+  rateLimitPolicy,
+} from './domain/plan.js';
 export type { Quantity } from './domain/quantity.js';
 export { isQuantity, QUANTITY_MAX, quantity } from './domain/quantity.js';
 export type { RateLimitDecision, RateLimitOutcome, SubjectState, WindowReport } from './domain/rate-limit.js';
@@ -205,6 +216,7 @@ export {
   hasLapsed,
   holdsAt,
   isReservationId,
+  isTtlSeconds,
   lapseOf,
   RESERVATION_STATES,
   reservationAt,
@@ -228,6 +240,7 @@ export { DEFAULT_RETRY_SCHEDULE, retryDelayMs, verdictOf } from './domain/retry-
 export type { WindowCounter, WindowSpec } from './domain/sliding-window.js';
 export { DAY_WINDOW, MINUTE_WINDOW } from './domain/sliding-window.js';
 export type { StockChange } from './domain/stock-change.js';
+export { isReason, REASON_MAX } from './domain/stock-change.js';
 export type {
   AdjustStockOrder,
   IdempotencyClaim,

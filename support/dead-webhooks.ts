@@ -29,7 +29,10 @@ async function startDeadReceiver(): Promise<{ readonly url: string; close(): Pro
   };
 }
 
-/** A healthy receiver on 127.0.0.1: answers 204 at once, and notes when each pet's event arrived. */
+/**
+ * A healthy receiver on 127.0.0.2, another host than the dead receivers' (the cap per host counts the
+ * URL's host): answers 204 at once, and notes when each pet's event arrived.
+ */
 async function startTimingReceiver(): Promise<{
   readonly url: string;
   readonly arrivedAt: Map<string, number>;
@@ -47,9 +50,9 @@ async function startTimingReceiver(): Promise<{
       res.writeHead(204).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    url: `http://127.0.0.2:${(server.address() as AddressInfo).port}/hook`,
     arrivedAt,
     close: () => {
       server.closeAllConnections();
@@ -65,13 +68,15 @@ export interface HealthyLatency {
 }
 
 /**
- * The service as `npm start` runs it in production over SQLite (webhooks to 127.0.0.1 allowed, as the
- * receivers live there), with `dead` endpoints that accept connections and never answer, registered
- * first, and one healthy one registered last. Sets `events` pets' stock one after another, `gapMs`
+ * The service as `npm start` runs it in production over SQLite (webhooks to the loopback allowed, as the
+ * receivers live there), with `dead` receivers that accept connections and never answer, each the
+ * receiver of `endpointsPerDead` endpoints (1 unless given), registered first, and one healthy one
+ * registered last. Sets `events` pets' stock one after another, `gapMs`
  * apart, and measures when the healthy endpoint receives each event.
  */
 export async function healthyEndpointLatency(options: {
   readonly dead: number;
+  readonly endpointsPerDead?: number;
   readonly events: number;
   readonly gapMs: number;
   readonly waitMs: number;
@@ -91,7 +96,11 @@ export async function healthyEndpointLatency(options: {
       })
     ).key;
     const admin = webhookAdminOf(storage.webhooks, systemClock, true);
-    for (const url of [...dead.map((d) => d.url), healthy.url]) {
+    const perDead = options.endpointsPerDead ?? 1;
+    const deadUrls = dead.flatMap((d) =>
+      Array.from({ length: perDead }, (_, i) => (perDead === 1 ? d.url : `${d.url}/${i}`)),
+    );
+    for (const url of [...deadUrls, healthy.url]) {
       const added = await admin.addWebhook.execute({ url, events: ['inventory.updated'], lowStockThreshold: null });
       if (!added.ok) throw new Error(added.error);
     }

@@ -30,6 +30,7 @@ import { ListInventory } from './use-cases/list-inventory.js';
 import { ListKeyAudit } from './use-cases/list-key-audit.js';
 import { ListOrders } from './use-cases/list-orders.js';
 import { ListStockChanges } from './use-cases/list-stock-changes.js';
+import { NameKeys } from './use-cases/name-keys.js';
 import { ReleaseEndedKeysHolds, ReleaseHolds } from './use-cases/release-holds.js';
 import { ReserveStock } from './use-cases/reserve-stock.js';
 import { RevokeApiKey } from './use-cases/revoke-api-key.js';
@@ -70,6 +71,7 @@ export interface InventoryCore {
   readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
   readonly listAllStockChanges: ListAllStockChanges;
+  readonly nameKeys: NameKeys;
   readonly reserveStock: ReserveStock;
   readonly getReservation: GetReservation;
   readonly commitReservation: CommitReservation;
@@ -120,7 +122,8 @@ export function createInventoryCore(ports: InventoryPorts, options: InventoryCor
     updateStockBatch: new UpdateStockBatch(stockWrites),
     listStockChanges: new ListStockChanges(ports.changes),
     listAllStockChanges: new ListAllStockChanges(ports.feed),
-    reserveStock: new ReserveStock(stockWrites, holdLimits),
+    nameKeys: new NameKeys(ports.keys),
+    reserveStock: new ReserveStock(stockWrites, holdLimits, { keys: ports.keys, clock: ports.clock }),
     getReservation: new GetReservation(ports.inventory, ports.clock),
     commitReservation: new CommitReservation(stockWrites),
     releaseReservation: new ReleaseReservation(stockWrites),

@@ -7,6 +7,7 @@ import {
   TTL_MAX_SECONDS,
 } from '../domain/reservation.js';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http-server.js';
+import type { SettingName } from './settings.js';
 
 /** Where the service runs; development alone seeds an empty database and prints a key. */
 export type Environment = 'development' | 'staging' | 'production';
@@ -172,6 +173,7 @@ const EnvSchema = v.object({
     integer(0, 600_000),
     String(DEFAULT_CONNECTION_LIMITS.idleConnectionGraceMs),
   ),
+  PETSTORE_FIRST_BYTE_TIMEOUT_MS: v.optional(integer(1, 600_000), String(DEFAULT_CONNECTION_LIMITS.firstByteTimeoutMs)),
   PETSTORE_MAX_PIPELINED_REQUESTS: v.optional(
     integer(0, 1_000),
     String(DEFAULT_CONNECTION_LIMITS.maxPipelinedRequests),
@@ -201,7 +203,8 @@ const EnvSchema = v.object({
       v.check((url) => URL.canParse(url), 'must be the URL of an OTLP/HTTP collector, e.g. http://127.0.0.1:4318'),
     ),
   ),
-});
+  // Name for name the list `petstore serve --help` prints: a variable read here and missing there fails the build.
+} satisfies Record<SettingName, v.GenericSchema>);
 
 /** The variables whose values may hold credentials (a URL's user and password): never printed. */
 const SECRET_BEARING: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT']);
@@ -278,6 +281,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       maxConnections: e.PETSTORE_MAX_CONNECTIONS,
       maxConnectionsPerAddress: e.PETSTORE_MAX_CONNECTIONS_PER_ADDRESS,
       idleConnectionGraceMs: e.PETSTORE_IDLE_CONNECTION_GRACE_MS,
+      firstByteTimeoutMs: e.PETSTORE_FIRST_BYTE_TIMEOUT_MS,
       maxPipelinedRequests: e.PETSTORE_MAX_PIPELINED_REQUESTS,
       pipeliningBanMs: e.PETSTORE_PIPELINING_BAN_MS,
       inactivityTimeoutMs: e.PETSTORE_INACTIVITY_TIMEOUT_MS,

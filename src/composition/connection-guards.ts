@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { clientOfAddress } from '../adapters/http/client-address.js';
 import { connectionRefusedResponse } from '../adapters/http/client-error.js';
 
 /** How many expired bans may be kept before they are swept out (a ban is checked, not timed). */
@@ -20,7 +21,7 @@ const REFUSAL_RETRY_AFTER_SECONDS = 1;
 
 /** The caps on the connections a server holds, and how long an idle one is kept from a newcomer. */
 export interface ConnectionCapLimits {
-  /** Connections past this many are refused (503). */
+  /** Past this many connections, the oldest silent or idle one is closed for a newcomer, else it is refused (503). */
   readonly maxConnections: number;
   /** The same per client address (429), once none of the address's own is idle. */
   readonly maxPerAddress: number;
@@ -29,6 +30,8 @@ export interface ConnectionCapLimits {
    * its cap, may close it to take its place.
    */
   readonly idleGraceMs: number;
+  /** How long a connection may stay without sending its first byte; then it is closed, without an answer. */
+  readonly firstByteTimeoutMs: number;
 }
 
 /** What the caps know of one open connection. */
@@ -42,17 +45,23 @@ interface Tracked {
 }
 
 /**
- * The connection caps of a server. Past `maxConnections` open connections, a new one is answered 503;
- * from a client address holding `maxPerAddress`, a new one first takes the place of the address's
- * oldest connection that has had no request in progress for `idleGraceMs` (a keep-alive connection its
- * pool left idle, or one that never sent a request), and only when all of them are busy is it answered
- * 429: as nginx's `limit_conn` counts only connections with a request in progress, 256 silent sockets
- * lock no client out, and a pool's warm connections do not turn its burst into resets. Each refusal
- * carries Retry-After and the Error body, written as the connection is accepted and before Node's HTTP
- * parser is attached, and the connection is closed after it. While an address is banned (see `ban`),
- * its connections are closed on arrival without an answer: a ban must cost the server nothing.
- * Behind a proxy every connection comes from the proxy's address, so there the proxy caps each client
- * instead (deploy/nginx), the cap is set at least as high as the global one, and no ban is given.
+ * The connection caps of a server, counted per client (an IPv6 address by its /64, see
+ * `clientOfAddress`). A new connection past `maxConnections` open ones first takes the place of the
+ * oldest connection that has had no request in progress for `idleGraceMs` (one that never sent a
+ * request, or a keep-alive connection its pool left idle), taken from the client holding the most
+ * connections; only when none is idle is it answered 503, so that silent sockets from many addresses,
+ * each under the per-address cap, cannot hold the server's connections against a client that sends.
+ * From a client holding `maxPerAddress`, a new connection likewise first takes the place of the
+ * client's own oldest idle one, and only when all of them are busy is it answered 429: as nginx's
+ * `limit_conn` counts only connections with a request in progress, 256 silent sockets lock no client
+ * out, and a pool's warm connections do not turn its burst into resets. A connection that has not sent
+ * its first byte within `firstByteTimeoutMs` is closed without an answer (nginx's
+ * `client_header_timeout`, before any header). Each refusal carries Retry-After and the Error body,
+ * written as the connection is accepted and before Node's HTTP parser is attached, and the connection
+ * is closed after it. While a client is banned (see `ban`), its connections are closed on arrival
+ * without an answer: a ban must cost the server nothing. Behind a proxy every connection comes from the
+ * proxy's address, so there the proxy caps each client instead (deploy/nginx), the cap is set at least
+ * as high as the global one, and no ban is given.
  */
 export class ConnectionCaps {
   private open = 0;
@@ -80,24 +89,26 @@ export class ConnectionCaps {
   /** Refuses `address` new connections for `ms` (none when 0); its open ones are the caller's to close. */
   ban(address: string, ms: number): void {
     if (ms <= 0) return;
+    const client = clientOfAddress(address);
     if (this.bannedUntil.size >= BANS_SWEPT_FROM) {
       const now = this.nowMs();
       for (const [banned, until] of this.bannedUntil) if (until <= now) this.bannedUntil.delete(banned);
     }
-    this.bannedUntil.set(address, this.nowMs() + ms);
+    this.bannedUntil.set(client, this.nowMs() + ms);
   }
 
   private admit(socket: Socket): boolean {
-    const address = socket.remoteAddress ?? '';
+    const address = clientOfAddress(socket.remoteAddress ?? '');
     if (this.banned(address)) {
       socket.destroy();
       return false;
     }
-    if (this.open >= this.limits.maxConnections) return this.refuse(socket, 'server');
+    if (this.open >= this.limits.maxConnections && !this.evictFromCrowdest()) return this.refuse(socket, 'server');
     let peers = this.byAddress.get(address);
-    if (peers !== undefined && peers.size >= this.limits.maxPerAddress && !this.evictIdle(peers)) {
+    if (peers !== undefined && peers.size >= this.limits.maxPerAddress && !this.evictIdle(address, peers)) {
       return this.refuse(socket, 'address');
     }
+    peers = this.byAddress.get(address);
     if (peers === undefined) {
       peers = new Map();
       this.byAddress.set(address, peers);
@@ -107,7 +118,12 @@ export class ConnectionCaps {
     this.tracked.set(socket, tracked);
     this.open += 1;
     const own = peers;
+    const silent = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, this.limits.firstByteTimeoutMs);
+    silent.unref();
     socket.once('close', () => {
+      clearTimeout(silent);
       if (!tracked.evicted) this.forget(address, own, socket);
     });
     return true;
@@ -116,18 +132,32 @@ export class ConnectionCaps {
   private forget(address: string, peers: Map<Socket, Tracked>, socket: Socket): void {
     this.open -= 1;
     peers.delete(socket);
-    if (peers.size === 0) this.byAddress.delete(address);
+    if (peers.size === 0 && this.byAddress.get(address) === peers) this.byAddress.delete(address);
+  }
+
+  /**
+   * Closes the oldest idle connection of the client holding the most connections (or, if all of its are
+   * busy, of the next most), and answers whether one was. Run only at the server's cap.
+   */
+  private evictFromCrowdest(): boolean {
+    let crowdest: [string, Map<Socket, Tracked>] | undefined;
+    for (const entry of this.byAddress)
+      if (crowdest === undefined || entry[1].size > crowdest[1].size) crowdest = entry;
+    if (crowdest === undefined) return false;
+    if (this.evictIdle(...crowdest)) return true;
+    const others = [...this.byAddress].filter(([address]) => address !== crowdest[0]);
+    others.sort((a, b) => b[1].size - a[1].size);
+    return others.some(([address, peers]) => this.evictIdle(address, peers));
   }
 
   /** Closes the oldest of `peers` idle for the grace, and answers whether one was. */
-  private evictIdle(peers: Map<Socket, Tracked>): boolean {
+  private evictIdle(address: string, peers: Map<Socket, Tracked>): boolean {
     const idleBefore = this.nowMs() - this.limits.idleGraceMs;
     for (const [socket, tracked] of peers) {
       if (tracked.inProgress > 0 || tracked.idleSinceMs > idleBefore) continue;
       // Uncounted now, not at its 'close' (a tick later): the next newcomer of a burst must not pick it too.
       tracked.evicted = true;
-      this.open -= 1;
-      peers.delete(socket);
+      this.forget(address, peers, socket);
       socket.destroy();
       return true;
     }

@@ -18,10 +18,14 @@ export interface ConnectionLimits {
   readonly requestTimeoutMs: number;
   /** How long an idle keep-alive connection is kept for its next request. */
   readonly keepAliveTimeoutMs: number;
-  /** Connections past this many are answered 503 with Retry-After as soon as they are accepted, and closed. */
+  /**
+   * Past this many connections, a new one takes the place of the oldest idle one (see
+   * `idleConnectionGraceMs`) of the client holding the most; when none is idle it is answered 503 with
+   * Retry-After as soon as it is accepted, and closed.
+   */
   readonly maxConnections: number;
   /**
-   * The same per client address (the socket's: behind a proxy, the proxy's), answered 429: once the
+   * The same per client address (the socket's: behind a proxy, the proxy's; an IPv6 one by its /64), answered 429: once the
    * address holds this many, a new connection takes the place of its oldest idle one (see
    * `idleConnectionGraceMs`), and is refused only when every one of them has a request in progress.
    */
@@ -31,6 +35,11 @@ export interface ConnectionLimits {
    * before a newcomer from its address, at the address's cap, may close it to take its place.
    */
   readonly idleConnectionGraceMs: number;
+  /**
+   * How long a connection may stay without sending its first byte; then it is closed without an answer
+   * (nginx's `client_header_timeout`), well before `headersTimeoutMs` cuts a request started slowly.
+   */
+  readonly firstByteTimeoutMs: number;
   /**
    * How many requests a connection may pipeline ahead of the one being answered; one more and the
    * connection is closed. They run one at a time, in order.
@@ -58,6 +67,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxConnections: 4_000,
   maxConnectionsPerAddress: 256,
   idleConnectionGraceMs: 1_000,
+  firstByteTimeoutMs: 3_000,
   maxPipelinedRequests: 32,
   pipeliningBanMs: 10_000,
   inactivityTimeoutMs: 30_000,
@@ -113,6 +123,7 @@ export async function listen(handler: RequestListener, options: ListenOptions): 
     maxConnections: limits.maxConnections,
     maxPerAddress: limits.maxConnectionsPerAddress,
     idleGraceMs: limits.idleConnectionGraceMs,
+    firstByteTimeoutMs: limits.firstByteTimeoutMs,
   });
   server.on(
     'request',

@@ -2,39 +2,25 @@
  * The whole service as a function: `petstore-inventory/server`. {@link startService} runs it as
  * `npm start` (and `npx petstore serve`) does, configured by {@link readConfig} from the environment
  * (docs/operations.md); {@link runAdminCommand} runs one admin command; {@link runPetstore} is the
- * `petstore` command itself. Needs every adapter's driver and the server's own packages: importing it
- * without them throws a MissingPeerError with the one npm install line that adds them all.
+ * `petstore` command itself. Needs the server's own packages ({@link SERVER_PEERS}): importing it
+ * without them throws a MissingPeerError with the one npm install line that adds them. A start also
+ * needs the drivers its configuration names ({@link servicePeersOf}), checked as it starts.
  *
  * @packageDocumentation
  */
 import { requirePeers } from '../adapters/shared/peer-packages.js';
+import { SERVICE_PEERS } from './service-peers.js';
 
 export type { Config } from './config.js';
 export type { RunningService } from './service.js';
 
-/** The packages the server imports: every adapter's driver, Koa's, and the server's own. */
-export const SERVER_PEERS = [
-  '@koa/router',
-  '@opentelemetry/api',
-  '@opentelemetry/exporter-trace-otlp-http',
-  '@opentelemetry/instrumentation',
-  '@opentelemetry/instrumentation-http',
-  '@opentelemetry/instrumentation-ioredis',
-  '@opentelemetry/instrumentation-pg',
-  '@opentelemetry/sdk-node',
-  '@scalar/api-reference',
-  'better-sqlite3',
-  'inversify',
-  'ioredis',
-  'koa',
-  'koa-bodyparser',
-  'lossless-json',
-  'pg',
-  'pino',
-  'prom-client',
-  'standardwebhooks',
-  'valibot',
-] as const;
+/**
+ * The packages every start of the server imports. The store's driver (better-sqlite3, or pg with
+ * DATABASE_URL), ioredis (REDIS_URL) and OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT) are checked when
+ * the configuration asks for them: see servicePeersOf.
+ */
+export const SERVER_PEERS = SERVICE_PEERS;
+export { servicePeersOf } from './service-peers.js';
 
 await requirePeers('petstore-inventory/server', SERVER_PEERS);
 const [config, service, command] = await Promise.all([

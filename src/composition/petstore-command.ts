@@ -1,5 +1,6 @@
 import { isAdminCommand } from '../adapters/cli/admin-cli.js';
 import { type Config, ConfigError, readConfig } from './config.js';
+import { petstoreHelp } from './petstore-help.js';
 import { runAdminCommand, startService } from './service.js';
 
 /**
@@ -8,6 +9,11 @@ import { runAdminCommand, startService } from './service.js';
  * exit code. The configuration is read from `env` once (docs/operations.md).
  */
 export async function runPetstore(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const help = petstoreHelp(argv);
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
+    return;
+  }
   let config: Config;
   try {
     config = readConfig(env);
@@ -38,7 +44,7 @@ export async function runPetstore(argv: readonly string[], env: NodeJS.ProcessEn
   // Refused before the database is opened, so a typo creates no file.
   if (!isAdminCommand(argv)) {
     const what = argv[0] === undefined ? 'no command given' : `unknown command "${argv[0]}"`;
-    process.stderr.write(`error: ${what}; run "serve" to start the service, or "--help" for the admin commands\n`);
+    process.stderr.write(`error: ${what}; run "serve" to start the service, or "--help" for every command\n`);
     process.exit(1);
   }
   process.exitCode = await runAdminCommand(argv, config);

@@ -15,10 +15,6 @@ const REDIS_LIMITER = token<{ readonly client: Redis | Cluster; readonly failove
   'RedisLimiter',
 );
 
-/** Whether the configuration shares limits through Redis: one server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES). */
-export const usesRedis = (config: Config): boolean =>
-  config.redisUrl !== undefined || config.redisClusterNodes !== undefined;
-
 /** The client of the configured Redis: a Cluster client for REDIS_CLUSTER_NODES, else one for REDIS_URL. */
 function redisClientOf(config: Config, logger: OutageLogger): Redis | Cluster {
   const options = { commandTimeoutMs: config.redisCommandTimeoutMs, logger };

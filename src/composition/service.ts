@@ -5,7 +5,7 @@
 import { type Logger, pino } from 'pino';
 import { runAdminCli } from '../adapters/cli/admin-cli.js';
 import { RequestLineWriter } from '../adapters/http/request-line-writer.js';
-import { describeUrl } from '../adapters/postgres/postgres-storage.js';
+import { describeUrl } from '../adapters/postgres/database-location.js';
 import { createServiceMetrics } from '../adapters/prometheus/service-metrics.js';
 import type { InventoryCore } from '../application/inventory-core.js';
 import { limiterModulesOf, limiterNameOf, storageModuleOf } from './adapter-choice.js';
@@ -70,11 +70,11 @@ export async function startService(config: Config): Promise<RunningService> {
     logger.warn({}, 'tracing is off: OTEL_EXPORTER_OTLP_ENDPOINT needs node --import ./dist/tracing.js (npm start)');
   }
   const container = buildContainer(config, logger, {
-    storage: storageModuleOf(config, 'worker'),
+    storage: await storageModuleOf(config, 'worker'),
     ...(metrics === undefined ? {} : { metrics }),
     ...(traced === undefined ? {} : { tracing: traced.ports }),
     modules: [
-      ...limiterModulesOf(config),
+      ...(await limiterModulesOf(config)),
       httpModule(config, readiness, metrics && httpMetricsOf(metrics, config), accessLogger, traced?.requests),
       serviceModule(config, readiness, metrics, accessLogger),
     ],
@@ -181,7 +181,7 @@ function endLog(destination: ReturnType<typeof pino.destination>, timeoutMs: num
  */
 export async function runAdminCommand(argv: readonly string[], config: Config): Promise<number> {
   const logger = pino({ level: 'silent' });
-  const container = buildContainer(config, logger, { storage: storageModuleOf(config, 'inline') });
+  const container = buildContainer(config, logger, { storage: await storageModuleOf(config, 'inline') });
   const lifecycle = resolve(container, LIFECYCLE);
   let code: number;
   try {

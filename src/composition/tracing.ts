@@ -1,7 +1,9 @@
 import { loggablePath } from '../adapters/http/access-log.js';
 import type { RequestTracing } from '../adapters/http/request-tracing.js';
+import { requirePeers } from '../adapters/shared/peer-packages.js';
 import { type Config, readConfig } from './config.js';
 import type { PortTracing } from './instrumentation.js';
+import { TRACING_PEERS } from './service-peers.js';
 
 /** The running OpenTelemetry SDK. */
 interface Tracing {
@@ -16,7 +18,8 @@ const UNTRACED_PATHS: ReadonlySet<string> = new Set(['/livez', '/readyz', '/metr
 /**
  * Starts OpenTelemetry when the configuration asks for it (OTEL_EXPORTER_OTLP_ENDPOINT), for
  * src/tracing.ts, which `node --import` loads before the service. A configuration that cannot be read
- * starts nothing: the service then stops with the message that names the variable.
+ * starts nothing: the service then stops with the message that names the variable. An endpoint set
+ * without the OpenTelemetry packages throws a MissingPeerError naming the npm install line.
  */
 export async function startTracingIfConfigured(env: Readonly<Record<string, string | undefined>>): Promise<void> {
   let config: Config;
@@ -26,6 +29,8 @@ export async function startTracingIfConfigured(env: Readonly<Record<string, stri
     return;
   }
   if (config.tracing === undefined || running !== undefined) return;
+  // Only an endpoint set loads OpenTelemetry; without its packages that is a setting the start cannot keep.
+  await requirePeers('OTEL_EXPORTER_OTLP_ENDPOINT (tracing)', TRACING_PEERS);
   const { startTracing } = await import('../adapters/opentelemetry/start-tracing.js');
   running = startTracing({ redactPath: loggablePath, untracedPaths: UNTRACED_PATHS });
 }

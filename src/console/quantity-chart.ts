@@ -2,6 +2,20 @@ import uPlot from 'uplot';
 import type { Change } from './console-state.js';
 
 /**
+ * The axis's ticks (seconds since the epoch) as the person's local times: hours and minutes, seconds
+ * when the ticks are closer than a minute, and the date too when they span more than a day.
+ */
+function localTimes(ticks: readonly number[]): string[] {
+  const first = ticks[0] ?? 0;
+  const last = ticks[ticks.length - 1] ?? first;
+  const step = ticks.length > 1 ? (last - first) / (ticks.length - 1) : 60;
+  const options: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit' };
+  if (step < 60) options.second = '2-digit';
+  if (last - first > 86_400) Object.assign(options, { day: 'numeric', month: 'short' });
+  return ticks.map((tick) => new Date(tick * 1000).toLocaleString(undefined, options));
+}
+
+/**
  * The chart of one pet's quantity over time, drawn from its history: the quantity before the oldest
  * change listed, then after each one, as steps (a count holds until the next change). Made again only
  * when the history changes, so a redraw of the page leaves it be.
@@ -36,10 +50,11 @@ export class QuantityChart {
     }
     this.plot = new uPlot(
       {
-        width: Math.min(720, Math.max(320, host.clientWidth || 640)),
+        width: Math.min(720, Math.max(200, host.clientWidth || 640)),
         height: 220,
         series: [{}, { label: 'Quantity', stroke: '#1a5fb4', width: 2, paths: uPlot.paths.stepped?.({ align: 1 }) }],
-        axes: [{}, { label: 'Quantity' }],
+        // Room for a local time under each tick (about 80 px), so that the labels never overlap.
+        axes: [{ space: 90, values: (_, ticks) => localTimes(ticks) }, { label: 'Quantity' }],
         legend: { show: false },
       },
       [times, counts],

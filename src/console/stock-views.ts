@@ -39,17 +39,28 @@ export function signInView(state: ConsoleState, app: ConsoleApp): TemplateResult
   </form>`;
 }
 
+/** Below this share of a window left, the page says how many requests are left: a person needs it then. */
+const FEW_LEFT = 0.2;
+
+const fewLeft = (window: { readonly remaining: number; readonly limit: number }): boolean =>
+  window.remaining < window.limit * FEW_LEFT;
+
 export function limitsView(limits: Limits | undefined, app: ConsoleApp): TemplateResult {
   const { key, limits: windows } = limits ?? { key: undefined, limits: undefined };
+  const low = windows !== undefined && (fewLeft(windows.minute) || fewLeft(windows.day));
   return html`<section class="limits" aria-label="Your key">
     ${
       key === undefined || windows === undefined
         ? nothing
         : html`<p>
-            Key <strong>${key.name ?? key.id}</strong>, plan <strong>${key.plan}</strong>
-            ${key.scopes.includes('inventory:write') ? '(reads and writes)' : '(read only)'}:
-            <span>${windows.minute.remaining} of ${windows.minute.limit} requests left this minute</span>,
-            <span>${windows.day.remaining} of ${windows.day.limit} today</span>.
+            Signed in as <strong>${key.name ?? key.id}</strong>
+            ${key.scopes.includes('inventory:write') ? '(can change the stock)' : '(read only)'}.
+            ${
+              low
+                ? html`<span class="few-left">Few requests left: ${windows.minute.remaining} this minute,
+                    ${windows.day.remaining} today. The page slows down to stay within them.</span>`
+                : nothing
+            }
           </p>`
     }
     <button type="button" @click=${() => app.signOut()}>Sign out</button>
@@ -58,9 +69,15 @@ export function limitsView(limits: Limits | undefined, app: ConsoleApp): Templat
 
 export function filterView(state: ConsoleState, app: ConsoleApp): TemplateResult {
   const apply = (form: HTMLFormElement) =>
-    void app.applyFilter({ status: field(form, 'status') as PetStatus | '', maxAvailable: field(form, 'max') });
+    void app.applyFilter({
+      status: field(form, 'status') as PetStatus | '',
+      maxAvailable: field(form, 'max'),
+      search: field(form, 'search'),
+    });
   return html`<div class="filters">
     <form @submit=${onSubmit(apply)} aria-label="Filters">
+      <label for="search">Search</label>
+      <input id="search" name="search" type="search" maxlength="200" autocomplete="off" placeholder="Part of a name, or a pet number" .value=${state.filter.search} />
       <label for="status-filter">Status</label>
       <select id="status-filter" name="status">
         <option value="" ?selected=${state.filter.status === ''}>every status</option>
@@ -70,11 +87,10 @@ export function filterView(state: ConsoleState, app: ConsoleApp): TemplateResult
       <input id="low-stock" name="max" type="number" min="0" step="1" inputmode="numeric" .value=${state.filter.maxAvailable} />
       <button type="submit">Apply filters</button>
     </form>
-    <form @submit=${onSubmit((form) => void app.pet.open(field(form, 'pet')))} aria-label="Go to a pet">
-      <label for="pet-id">Pet id</label>
-      <input id="pet-id" name="pet" type="text" inputmode="numeric" autocomplete="off" />
-      <button type="submit">Open pet</button>
-    </form>
+    <p class="export">
+      <button type="button" ?disabled=${state.exporting === true} @click=${() => void app.exportCsv()}>Export CSV</button>
+      ${noteView(state.exportNote)}
+    </p>
   </div>`;
 }
 
@@ -82,9 +98,9 @@ export function tableView(state: ConsoleState, app: ConsoleApp): TemplateResult 
   const first = state.pageStarts.length === 1;
   return html`<section aria-label="Stock">
     ${noteView(state.tableNote)}
-    <table>
+    <div class="table-wrap" role="region" aria-label="Stock table" tabindex="0"><table>
       <caption>
-        Stock levels${state.filter.status === '' ? '' : `, status ${state.filter.status}`}${
+        Stock levels${state.filter.search === '' ? '' : `, names with “${state.filter.search}”`}${state.filter.status === '' ? '' : `, status ${state.filter.status}`}${
           state.filter.maxAvailable === '' ? '' : `, available at or below ${state.filter.maxAvailable}`
         }${state.liveAt === undefined ? '' : ` (updated live at ${state.liveAt})`}
       </caption>
@@ -94,7 +110,10 @@ export function tableView(state: ConsoleState, app: ConsoleApp): TemplateResult 
       <tbody>
         ${state.rows.map(
           (row) => html`<tr>
-            <th scope="row"><button type="button" class="link" aria-label=${`Open pet ${row.petId}`} @click=${() => void app.pet.open(String(row.petId))}>${String(row.petId)}</button></th>
+            <th scope="row">
+              <button type="button" class="link" @click=${() => void app.pet.open(row)}>${row.name}</button>
+              <span class="pet-number">#${String(row.petId)}${row.category === undefined ? '' : ` · ${row.category.name}`}</span>
+            </th>
             <td>${row.quantity}</td>
             <td>${row.reserved}</td>
             <td>${row.quantity - row.reserved}</td>
@@ -102,7 +121,7 @@ export function tableView(state: ConsoleState, app: ConsoleApp): TemplateResult 
           </tr>`,
         )}
       </tbody>
-    </table>
+    </table></div>
     ${state.rows.length === 0 ? html`<p>No pet on this page matches.</p>` : nothing}
     <nav aria-label="Pages" class="pages">
       <button type="button" ?disabled=${first} @click=${() => void app.previousPage()}>Previous page</button>

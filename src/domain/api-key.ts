@@ -66,8 +66,11 @@ export function keyStanding(key: ApiKeyRecord, nowMs: number): KeyStanding {
   return 'active';
 }
 
+/** How the rate-limit subject of a key begins; every other subject is a client address's. */
+export const KEY_SUBJECT_PREFIX = 'key:';
+
 /** The rate-limit subject of a key: its roll chain's, so an old and a new key share one quota. */
-export const limitSubjectOf = (key: Pick<ApiKeyRecord, 'familyId'>): string => `key:${key.familyId}`;
+export const limitSubjectOf = (key: Pick<ApiKeyRecord, 'familyId'>): string => `${KEY_SUBJECT_PREFIX}${key.familyId}`;
 
 /** Who a request acts as, once its key is known. */
 export interface Principal {

@@ -48,3 +48,51 @@ export function takeTurns<T extends DueDelivery>(due: readonly T[], limits: Turn
   }
   return taken;
 }
+
+/**
+ * The host a delivery goes to, as the cap per host counts it: the URL's host name or literal address
+ * (lower case, an IPv6 one in brackets), whatever its port or path. A machine that hangs hangs on each
+ * of its ports, and the cap is also what one machine is sent at once; two names of one machine count
+ * apart (the cap is on what the URL says, which needs no resolver).
+ */
+export const destinationHost = (url: string): string => new URL(url).hostname;
+
+/** Deliveries leased and not yet settled, by host, from their counts by URL. */
+export function inFlightByHost(byUrl: Iterable<readonly [url: string, count: number]>): Map<string, number> {
+  const hosts = new Map<string, number>();
+  for (const [url, count] of byUrl) {
+    const host = destinationHost(url);
+    hosts.set(host, (hosts.get(host) ?? 0) + count);
+  }
+  return hosts;
+}
+
+/** What one round may lease to each host. */
+export interface HostLimits {
+  /** Deliveries leased and not yet settled, by host (absent: none). */
+  readonly inFlight: ReadonlyMap<string, number>;
+  /** How many deliveries to one host may be in flight at once, over all of its endpoints. */
+  readonly perHost: number;
+  /** How many the round takes in all. */
+  readonly max: number;
+}
+
+/**
+ * Of the deliveries a lease would take, in its order (see `takeTurns`), the first `max` whose host has
+ * room: none past `perHost` in flight to one host. Endpoints by the hundred on one receiver that never
+ * answers thus hold `perHost` attempts between them, not `perEndpoint` each, and the attempts left go
+ * to the other hosts.
+ */
+export function withinHostCap<T extends { readonly url: string }>(ordered: readonly T[], limits: HostLimits): T[] {
+  const used = new Map(limits.inFlight);
+  const taken: T[] = [];
+  for (const delivery of ordered) {
+    if (taken.length >= limits.max) break;
+    const host = destinationHost(delivery.url);
+    const inFlight = used.get(host) ?? 0;
+    if (inFlight >= limits.perHost) continue;
+    used.set(host, inFlight + 1);
+    taken.push(delivery);
+  }
+  return taken;
+}

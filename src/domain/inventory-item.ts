@@ -60,6 +60,19 @@ export function statusAfterStockChange(current: PetStatus, quantity: Quantity): 
   return current;
 }
 
+/**
+ * What is wrong with a pet that opens with `quantity` in stock and `status`, or `undefined` when
+ * nothing is: the one rule of a pet's opening stock, for the core's AddPets, `pets add` and `pets
+ * import` alike. It is the rule above: a status the stock would not leave (for sale without stock, sold
+ * with some) is refused, never silently changed.
+ */
+export function openingStockProblem(status: PetStatus, quantity: Quantity): string | undefined {
+  if (statusAfterStockChange(status, quantity) === status) return undefined;
+  return quantity === 0
+    ? `status ${status} contradicts quantity 0: a pet without stock is sold`
+    : `status sold contradicts quantity ${quantity}: a pet with stock is not sold`;
+}
+
 /** The level with its stock set to `quantity` and its status moved by the rule above. */
 export const withStock = (level: StockLevel, quantity: Quantity): StockLevel => ({
   petId: level.petId,

@@ -5,7 +5,7 @@ import { rateLimitPolicy } from '../domain/plan.js';
 import { assertMatches } from './assert-match.js';
 import { aKeyRecord } from './mothers.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const hashOf = (n: number): string => n.toString(16).padStart(64, '0');
 
@@ -27,7 +27,7 @@ function newKey(record: ApiKeyRecord, hash: string): NewApiKey {
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeApiKeyStoreContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`ApiKeyStore contract: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner);
 

@@ -8,7 +8,7 @@ import type { ReservationOrder, ReservationWriteResult } from '../domain/reserva
 import type { InventoryEntry } from '../domain/stock-write.js';
 import { aPet } from './mothers.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const MINUTE = 60_000;
 
@@ -23,7 +23,7 @@ const MINUTE = 60_000;
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }`
  */
 export function describeDecisionAppliedContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`a store applies the core's reservation decision: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner, (fresh) =>
       fresh.pets.addAll([aPet(1, { quantity: quantity(10) }), aPet(2, { quantity: quantity(0) })]),

@@ -8,7 +8,7 @@ import type { ReservationWriteResult } from '../domain/reservation-outcome.js';
 import { assertMatches } from './assert-match.js';
 import { aCommand, aPet, setTo } from './mothers.js';
 import { drain, type StorageFixture } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const MINUTE = 60_000;
 
@@ -23,7 +23,7 @@ const MINUTE = 60_000;
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }`
  */
 export function describeHoldExpiryContract(store: () => StorageFixture, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   const reserve = (id: bigint, q: number, ttlMs: number, perKey = DEFAULT_HOLD_LIMITS.perKey) =>
     store().inventory.writeReservation({
       reservation: {

@@ -6,7 +6,7 @@ import type { PetStatus } from '../domain/pet-status.js';
 import { quantity } from '../domain/quantity.js';
 import { aPet } from './mothers.js';
 import type { StorageFixture } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const STATUSES: readonly PetStatus[] = ['available', 'pending', 'sold'];
 
@@ -32,7 +32,7 @@ async function chunks<T>(list: AsyncIterable<T>): Promise<T[]> {
  * describeInventoryRepositoryContract, with its store.
  */
 export function describeInventoryColumnsContract(store: () => StorageFixture, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe('the list by columns, when the store has one', () => {
     it('answers the entries of list, chunk for chunk, whole, by pages and filtered', async () => {
       const { inventory, pets, clock } = store();

@@ -5,7 +5,7 @@ import type { InventoryItem } from '../domain/inventory-item.js';
 import { type PetId, petId } from '../domain/pet-id.js';
 import type { PetStatus } from '../domain/pet-status.js';
 import { quantity } from '../domain/quantity.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 /** What the suite needs of a store: its inventory, its pets, and the clock it reads holds at. */
 export interface FiltersFixture {
@@ -42,7 +42,7 @@ export function describeInventoryFiltersContract(
   make: () => Promise<FiltersFixture>,
   runner: TestRunner,
 ): void {
-  const { describe, it, beforeEach, afterEach } = runner;
+  const { describe, it, beforeEach, afterEach } = namingRules(runner);
   describe(`InventoryRepository list filters (${name})`, () => {
     let store: FiltersFixture;
     beforeEach(async () => {

@@ -12,7 +12,7 @@ import { aPet, INT64_MAX, INT64_MIN } from './mothers.js';
 import { describeReservationsContract } from './reservations.contract.js';
 import { describeStockCommandsContract } from './stock-commands.contract.js';
 import { drain, freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const AT = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -60,7 +60,7 @@ async function afterOf(result: Promise<StockWriteResult>): Promise<InventoryItem
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeInventoryRepositoryContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`InventoryRepository contract: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner);
 

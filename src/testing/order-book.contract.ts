@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { petId } from '../domain/pet-id.js';
 import { anOrder, aPet, INT64_MAX } from './mothers.js';
 import { failingStream, freshStorePerTest, type MakeStorage, pausedStream, streamOf } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 /**
  * The OrderBook contract, run over every storage adapter: orders listed by id, added all or none.
@@ -12,7 +12,7 @@ import type { TestRunner } from './test-runner.js';
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeOrderBookContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`OrderBook contract: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner, (s) => s.pets.addAll([aPet(1), aPet(INT64_MAX)]));
 

@@ -13,7 +13,7 @@ import {
   pausedStream,
   streamOf,
 } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 /** Every pet the export hands out, and the sizes of its chunks. */
 async function exported(pets: PetCatalog): Promise<{ pets: StockedPet[]; chunkSizes: number[] }> {
@@ -37,7 +37,7 @@ const ids = (pets: readonly { readonly id: bigint }[]): bigint[] => pets.map((p)
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describePetCatalogContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`PetCatalog contract: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner);
 

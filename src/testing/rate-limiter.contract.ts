@@ -6,7 +6,7 @@ import type { RateLimitDecision } from '../domain/rate-limit.js';
 import type { RateLimitStanding } from '../domain/rate-limit-standing.js';
 import { assertMatches } from './assert-match.js';
 import { ManualClock } from './manual-clock.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 /** One limiter under test, and how to release what it holds once the test is done. */
 export interface LimiterFixture {
@@ -35,7 +35,7 @@ const START = Date.UTC(2026, 0, 1, 0, 0, 0);
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }`
  */
 export function describeRateLimiterContract(adapter: string, make: MakeLimiter, runner: TestRunner): void {
-  const { describe, it, beforeEach, afterEach } = runner;
+  const { describe, it, beforeEach, afterEach } = namingRules(runner);
   describe(`RateLimiter contract: ${adapter}`, () => {
     let clock: ManualClock;
     let fixture: LimiterFixture;

@@ -7,7 +7,7 @@ import { quantity } from '../domain/quantity.js';
 import type { HoldLimits, Reservation } from '../domain/reservation.js';
 import type { ReservationOrder, ReservationWriteResult } from '../domain/reservation-outcome.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -45,8 +45,8 @@ const countingKeys = (): KeyGenerator & KeyHasher => {
  * The contract of the holds of InventoryRepository: a key's limit on how many it holds and for how
  * long, counted inside the write (two reserves at once never both pass it); the key each hold records
  * (`listHolds`, `nextHolder`); the release of a revoked key's holds, and of an ended key's, through the
- * core's use cases over the fixture's `inventory` and `keys`; and a write that marks the lapsed holds
- * alone. A store implements this by passing the count of the key's holds still held at the command's
+ * core's use cases over the fixture's `inventory` and `keys`, a reserve of a key revoked before it
+ * included; and a write that marks the lapsed holds alone. A store implements this by passing the count of the key's holds still held at the command's
  * time to `decideReservationWrite` (`keyHolds`), read inside the same write, and by keeping each hold's
  * key (the command's `actor`).
  *
@@ -63,7 +63,7 @@ const countingKeys = (): KeyGenerator & KeyHasher => {
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeReservationHoldsContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`InventoryRepository holds contract: ${adapter}`, () => {
     const current = freshStorePerTest(make, runner);
 
@@ -221,6 +221,24 @@ export function describeReservationHoldsContract(adapter: string, make: MakeStor
         assert.equal((await entry(1))?.item.reserved, 1);
         assert.equal((await entry(2))?.item.reserved, 0);
         assert.equal((await current().inventory.getReservation(other.id))?.state, 'held');
+      });
+
+      it('keeps no hold a revoked key makes after its revocation, as an instance whose key cache is stale would let it', async () => {
+        await addPets(1);
+        const core = coreOf();
+        const revoked = (await core.issueApiKey.execute({ plan: 'pro' })).record.id;
+        const kept = (await core.issueApiKey.execute({ plan: 'pro' })).record.id;
+        assert.ok((await core.revokeApiKey.execute({ idOrKey: revoked })).ok);
+        // The request was authenticated before the revocation was seen: it reaches the use case.
+        const reserve = (actor: string) =>
+          core.reserveStock.execute({ petId: petId(1n), quantity: quantity(2), ttlSeconds: 600, actor });
+        const late = await reserve(revoked);
+        assert.equal(late.ok ? 'ok' : late.error.code, 'unauthorized');
+        assert.deepEqual(await holdsOf({ keyId: revoked }), []);
+        assert.equal((await entry(1))?.item.reserved, 0);
+        // A key in use, and an actor the key store does not know, keep theirs.
+        for (const actor of [kept, 'embedder_actor']) assert.ok((await reserve(actor)).ok, actor);
+        assert.equal((await entry(1))?.item.reserved, 4);
       });
 
       it("releases the old key's holds once a roll's grace ended, and the holds of a key in use never", async () => {

@@ -6,7 +6,7 @@ import type { ReservationCommand, ReservationOrder, ReservationWriteResult } fro
 import { assertMatches } from './assert-match.js';
 import { aCommand, adjustBy, aPet, setTo } from './mothers.js';
 import { drain, type StorageFixture } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const MINUTE = 60_000;
 
@@ -19,7 +19,7 @@ const MINUTE = 60_000;
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }`
  */
 export function describeReservationsContract(store: () => StorageFixture, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   /** A reservation write at the store's clock, by key_a. */
   const write = (order: ReservationOrder, overrides: Partial<ReservationCommand> = {}) =>
     store().inventory.writeReservation({

@@ -4,7 +4,7 @@ import { FEED_START, type FeedPosition, isBefore } from '../domain/feed-cursor.j
 import { quantity } from '../domain/quantity.js';
 import { aCommand, adjustBy, aPet, setTo } from './mothers.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 /**
  * The StockChangeFeed contract, run over every storage adapter: every change of every pet in order,
@@ -15,7 +15,7 @@ import type { TestRunner } from './test-runner.js';
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeStockChangeFeedContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`StockChangeFeed contract: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner, (s) =>
       s.pets.addAll([aPet(1, { quantity: quantity(5) }), aPet(2, { quantity: quantity(0), status: 'sold' })]),

@@ -4,7 +4,7 @@ import { quantity } from '../domain/quantity.js';
 import { assertMatches } from './assert-match.js';
 import { aCommand, adjustBy, aPet, COMMAND_AT_MS, setTo } from './mothers.js';
 import type { StorageFixture } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const AT = COMMAND_AT_MS;
 
@@ -16,7 +16,7 @@ const AT = COMMAND_AT_MS;
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }`
  */
 export function describeStockCommandsContract(store: () => StorageFixture, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   const history = async (id: bigint) => (await store().changes.history(petId(id), { limit: 1_000 })) ?? [];
 
   describe('adjust', () => {

@@ -1,7 +1,9 @@
 import { describeApiKeyStoreContract } from './api-key-store.contract.js';
 import { describeDecisionAppliedContract } from './decision-applied.contract.js';
+import { describeFeedHeadContract } from './feed-head.contract.js';
 import { describeInventoryFiltersContract } from './inventory-filters.contract.js';
 import { describeInventoryRepositoryContract } from './inventory-repository.contract.js';
+import { describeNamedInventoryContract } from './named-inventory.contract.js';
 import { describeOrderBookContract } from './order-book.contract.js';
 import { describePetCatalogContract } from './pet-catalog.contract.js';
 import { describeReservationHoldsContract } from './reservation-holds.contract.js';
@@ -12,7 +14,7 @@ import { describeWebhookStoreContract } from './webhook-store.contract.js';
 
 /**
  * Every storage port's contract over one adapter: InventoryRepository (with StockChangeLog, stock
- * commands, reservations, a key's holds and the list's filters), PetCatalog, StockChangeFeed, WebhookStore, OrderBook and ApiKeyStore, each
+ * commands, reservations, a key's holds, the list's filters and its named pages), PetCatalog, StockChangeFeed (and its head), WebhookStore, OrderBook and ApiKeyStore, each
  * test on a fresh store from `make`. An adapter that implements only some ports runs their suites alone.
  *
  * @example
@@ -31,9 +33,11 @@ export function describeStorageContract(adapter: string, make: MakeStorage, runn
   describeInventoryRepositoryContract(adapter, make, runner);
   describeInventoryFiltersContract(adapter, make, runner);
   describeDecisionAppliedContract(adapter, make, runner);
+  describeNamedInventoryContract(adapter, make, runner);
   describeReservationHoldsContract(adapter, make, runner);
   describePetCatalogContract(adapter, make, runner);
   describeStockChangeFeedContract(adapter, make, runner);
+  describeFeedHeadContract(adapter, make, runner);
   describeWebhookStoreContract(adapter, make, runner);
   describeOrderBookContract(adapter, make, runner);
   describeApiKeyStoreContract(adapter, make, runner);

@@ -5,7 +5,7 @@ import { STOCK_EVENT_TYPES } from '../domain/stock-event.js';
 import { assertMatches } from './assert-match.js';
 import { aCommand, adjustBy, aPet, setTo } from './mothers.js';
 import { freshStorePerTest, type MakeStorage } from './storage-fixture.js';
-import type { TestRunner } from './test-runner.js';
+import { namingRules, type TestRunner } from './test-runner.js';
 
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
 const LEASE = 15_000;
@@ -47,7 +47,7 @@ const failed = (atMs: number, nextAttemptMs: number | null, disableEndpoint = fa
  * @param runner - the test runner's `{ describe, it, beforeEach, afterEach }` (node:test's or vitest's)
  */
 export function describeWebhookStoreContract(adapter: string, make: MakeStorage, runner: TestRunner): void {
-  const { describe, it } = runner;
+  const { describe, it } = namingRules(runner);
   describe(`WebhookStore contract: ${adapter}`, () => {
     const store = freshStorePerTest(make, runner, (s) =>
       s.pets.addAll([aPet(1, { quantity: quantity(10) }), aPet(2, { quantity: quantity(10) })]),
@@ -193,6 +193,33 @@ export function describeWebhookStoreContract(adapter: string, make: MakeStorage,
       assert.deepEqual(await store().webhooks.lease(NOW, 100, LEASE, 2), []);
       await store().webhooks.settle(first[0] as LeasedDelivery, delivered(NOW));
       assert.deepEqual(pets(await store().webhooks.lease(NOW, 100, LEASE, 2)), ['whk_a 3']);
+    });
+
+    it('leases at most perHost deliveries to one host at once over all of its endpoints, counting earlier leases, whatever the port', async () => {
+      for (const [id, url] of [
+        ['whk_a', 'https://slow.example/a'],
+        ['whk_b', 'https://slow.example:8443/b'],
+        ['whk_c', 'https://SLOW.example/c'],
+        ['whk_d', 'https://fast.example/d'],
+      ]) {
+        await store().webhooks.addEndpoint(
+          anEndpoint(id as string, { url: url as string, events: ['inventory.updated'] }),
+        );
+      }
+      for (const pet of [1n, 2n]) await store().inventory.write(aCommand([setTo(pet, 7)]));
+      await store().webhooks.route(100);
+      const first = await store().webhooks.lease(NOW, 100, LEASE, 4, 3);
+      assert.equal(first.filter((d) => d.url.includes('fast.example')).length, 2);
+      assert.equal(first.filter((d) => !d.url.includes('fast.example')).length, 3);
+      // The slow host is at its cap: nothing more of it until one of its leases ends.
+      assert.deepEqual(await store().webhooks.lease(NOW, 100, LEASE, 4, 3), []);
+      const slow = first.find((d) => !d.url.includes('fast.example')) as LeasedDelivery;
+      await store().webhooks.settle(slow, delivered(NOW));
+      const next = await store().webhooks.lease(NOW, 100, LEASE, 4, 3);
+      assert.equal(next.length, 1);
+      assert.ok(!next[0]?.url.includes('fast.example'));
+      // Without the bound, once the leases ended, every delivery still pending is leased: 8 less the one delivered.
+      assert.equal((await store().webhooks.lease(NOW + LEASE, 100, LEASE, 4)).length, 7);
     });
 
     it('leases none of an endpoint while one of its deliveries waits for a retry, and goes on with the others', async () => {

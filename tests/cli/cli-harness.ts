@@ -6,7 +6,7 @@ import { type AdminCliDeps, runAdminCli } from '../../src/adapters/cli/admin-cli
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
 import { openSqliteStorage, type SqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../../src/adapters/system/node-key-crypto.js';
-import { createInventoryCore } from '../../src/application/inventory-core.js';
+import { createInventoryCore, type InventoryCore } from '../../src/application/inventory-core.js';
 import { ManualClock } from '../../src/testing/index.js';
 import { tempDatabase } from '../../support/temp-database.js';
 import { webhookAdminOf } from '../../support/webhook-admin.js';
@@ -21,6 +21,8 @@ export interface CliRun {
 /** The admin CLI wired as the composition root wires it, over a temporary SQLite file. */
 export interface CliHarness {
   readonly storage: SqliteStorage;
+  /** The use cases the CLI drives, over the same store. */
+  readonly core: InventoryCore;
   readonly clock: ManualClock;
   readonly crypto: NodeKeyCrypto;
   readonly dir: string;
@@ -61,6 +63,7 @@ export async function cliHarness(): Promise<CliHarness> {
   const deps: AdminCliDeps = { ...core, clock, webhooks: webhookAdminOf(storage.webhooks, clock) };
   return {
     storage,
+    core,
     clock,
     crypto,
     dir: temp.dir,

@@ -74,17 +74,17 @@ describe('pets add', () => {
       [
         'a status for sale without stock',
         ['--id', '1', '--name', 'Rex', '--status', 'available'],
-        '--status available contradicts --quantity 0',
+        '--status available contradicts quantity 0',
       ],
       [
         'a status pending without stock',
         ['--id', '1', '--name', 'Rex', '--quantity', '0', '--status', 'pending'],
-        '--status pending contradicts --quantity 0',
+        '--status pending contradicts quantity 0',
       ],
       [
         'sold with stock',
         ['--id', '1', '--name', 'Rex', '--quantity', '3', '--status', 'sold'],
-        '--status sold contradicts --quantity 3',
+        '--status sold contradicts quantity 3',
       ],
     ])('%s', async (_case, flags, fragment) => {
       await expectRefused(cli, ['pets', 'add', ...flags], fragment);

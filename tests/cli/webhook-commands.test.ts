@@ -58,8 +58,23 @@ describe('webhooks add', () => {
     await expectRefused(
       cli,
       ['webhooks', 'add', '--url', 'https://169.254.169.254/', '--events', 'inventory.updated'],
-      'loopback, private, link-local, metadata, documentation or tunnel address; set PETSTORE_WEBHOOK_ALLOW_PRIVATE=true',
+      "169.254.169.254 is not a public address (IANA's linkLocal range); set PETSTORE_WEBHOOK_ALLOW_PRIVATE=true",
     );
+  });
+
+  it.each([
+    ['a deprecated site-local address', 'https://[fec0::1]/hook'],
+    ['the 6to4 relay anycast range', 'https://192.88.99.1/hook'],
+    ['the IPv6 benchmarking range', 'https://[2001:2::1]/hook'],
+    ['an ORCHIDv2 address', 'https://[2001:20::1]/hook'],
+    ['the metadata service', 'https://169.254.169.254/latest/meta-data/'],
+  ])("refuses %s by IANA's special-purpose registries, and stores nothing", async (_, url) => {
+    await expectRefused(
+      cli,
+      ['webhooks', 'add', '--url', url, '--events', 'inventory.updated'],
+      'is not a public address (IANA',
+    );
+    expect(await cli.storage.webhooks.endpoints()).toEqual([]);
   });
 
   it('refuses an unknown event, and a threshold without low_stock or low_stock without a threshold', async () => {

@@ -37,7 +37,7 @@ describe('the typed client', () => {
   it('sends a bigint query value as its exact digits', async () => {
     const answer = await client.get('/inventory', { params: { query: { after: 9007199254740993n, limit: 5 } } });
     expect(answer.ok && answer.data).toEqual([
-      { petId: INT64_MAX, quantity: 1, reserved: 0, available: 1, status: 'available' },
+      { petId: INT64_MAX, name: `pet ${INT64_MAX}`, quantity: 1, reserved: 0, available: 1, status: 'available' },
     ]);
   });
 
@@ -46,9 +46,24 @@ describe('the typed client', () => {
       params: { query: { status: ['available', 'pending'], maxAvailable: 2, limit: 10 } },
     });
     expect(answer.ok && answer.data).toEqual([
-      { petId: 9007199254740993n, quantity: 2, reserved: 0, available: 2, status: 'available' },
-      { petId: INT64_MAX, quantity: 1, reserved: 0, available: 1, status: 'available' },
+      {
+        petId: 9007199254740993n,
+        name: 'pet 9007199254740993',
+        quantity: 2,
+        reserved: 0,
+        available: 2,
+        status: 'available',
+      },
+      { petId: INT64_MAX, name: `pet ${INT64_MAX}`, quantity: 1, reserved: 0, available: 1, status: 'available' },
     ]);
+  });
+
+  it('searches by part of a name, and starts the change feed at its head', async () => {
+    const found = await client.get('/inventory', { params: { query: { q: '7199254', limit: 10 } } });
+    expect(found.ok && found.data?.map((entry) => entry.petId)).toEqual([9007199254740993n]);
+    const head = await client.get('/inventory/changes', { params: { query: { after: 'latest' } } });
+    expect(head.ok && head.data).toEqual([]);
+    expect(head.headers.get('link')).toMatch(/after=0\.[0-9]+&limit=100>; rel="next"$/);
   });
 
   it('posts a body, as an adjustment takes one', async () => {

@@ -5,13 +5,15 @@ import { petId } from '../../src/domain/pet-id.js';
 import type { PetStatus } from '../../src/domain/pet-status.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { chromiumAvailable, launchChromium } from '../../support/chromium.js';
-import { type ConsoleService, type ConsoleVisit, startConsoleService, tabTo, visitConsole } from './console-fixture.js';
+import { type ConsoleService, signIn, startConsoleService, tabTo, visitConsole } from './console-fixture.js';
 
 const STATUSES: PetStatus[] = ['available', 'pending', 'sold'];
-// 60 pets: more than a page of the table (25); pets 1 to 60 with 0 to 9 on hand and each status.
+const NAMES = ['Maple', 'Oscar', 'Bella', 'Rex', 'Luna'];
+// 60 pets: more than a page of the table (25); pets 1 to 60 with 0 to 9 on hand and each status, named
+// Maple 1, Oscar 2, Bella 3, Rex 4, Luna 5, Maple 6...
 const PETS = Array.from({ length: 60 }, (_, i) => ({
   id: petId(BigInt(i + 1)),
-  name: `pet ${i + 1}`,
+  name: `${NAMES[i % 5]} ${i + 1}`,
   quantity: quantity((i * 7) % 10),
   status: STATUSES[i % 3] as PetStatus,
 }));
@@ -21,19 +23,23 @@ const HOSTILE = '<img src=x onerror=alert(1)>';
 const isFocused = (locator: Locator) => () =>
   locator.evaluate((element) => element === element.ownerDocument.activeElement);
 
-/** The text of the cells of one column of the stock table, by its header's position. */
+/** The text of the cells of one column of the stock table, by its header's position; the pet's number for the first. */
 async function column(page: Page, index: number): Promise<string[]> {
   return page
     .getByRole('table', { name: /Stock levels/ })
     .locator('tbody tr')
-    .evaluateAll((rows, i) => rows.map((row) => row.children[i]?.textContent?.trim() ?? ''), index);
+    .evaluateAll(
+      (rows, i) =>
+        rows.map((row) =>
+          i === 0
+            ? (/#(-?[0-9]+)/.exec(row.children[0]?.textContent ?? '')?.[1] ?? '')
+            : (row.children[i]?.textContent?.trim() ?? ''),
+        ),
+      index,
+    );
 }
 
-async function signIn(visit: ConsoleVisit, key: string): Promise<void> {
-  await visit.page.getByLabel('API key').fill(key);
-  await visit.page.getByRole('button', { name: 'Sign in' }).click();
-  await visit.page.getByRole('button', { name: 'Sign out' }).waitFor();
-}
+const nameOf = (id: number): string => `${NAMES[(id - 1) % 5]} ${id}`;
 
 describe('GET /console, its headers', () => {
   let service: ConsoleService;
@@ -93,13 +99,13 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     await service?.close();
   });
 
-  it('refuses a wrong key in the words of the API', async () => {
+  it('refuses a wrong key on the sign-in form, in plain words that say what to do', async () => {
     const visit = await visitConsole(browser, service.url);
     await visit.page.getByLabel('API key').fill(`psk_${'A'.repeat(40)}`);
     await visit.page.getByRole('button', { name: 'Sign in' }).click();
     await expect
       .poll(() => visit.page.getByRole('alert').textContent())
-      .toMatch(/Not signed in: the API key is missing, invalid or revoked/);
+      .toMatch(/Not signed in\. This key is not valid .*Ask for a new one\./);
     expect(await visit.page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     expect(await visit.page.evaluate('sessionStorage.length')).toBe(0);
     await visit.close();
@@ -120,8 +126,9 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     await expect.poll(async () => (await column(page, 0))[0]).toBe('26');
     await page.getByRole('button', { name: 'Previous page' }).click();
     await expect.poll(async () => (await column(page, 0))[0]).toBe('1');
-    expect(await page.getByText(/plan business/).count()).toBe(1);
-    expect(await page.getByText(/requests left this minute/).count()).toBe(1);
+    expect(await page.getByText(/Signed in as clerk desk/).count()).toBe(1);
+    // Plenty left: the page does not trouble the person with the rate.
+    expect(await page.getByText(/Few requests left/).count()).toBe(0);
     const stored = (await page.evaluate(
       '({ session: Object.keys(sessionStorage).map((name) => sessionStorage.getItem(name)), local: localStorage.length, url: location.href })',
     )) as { session: string[]; local: number; url: string };
@@ -156,8 +163,8 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     const visit = await visitConsole(browser, service.url);
     const { page } = visit;
     await signIn(visit, service.keys.clerk as string);
-    await page.getByRole('button', { name: 'Open pet 4', exact: true }).click();
-    await page.getByRole('heading', { name: 'Pet 4' }).waitFor();
+    await page.getByRole('button', { name: nameOf(4), exact: true }).click();
+    await page.getByRole('heading', { name: `${nameOf(4)} (pet 4)` }).waitFor();
     const caption = page.locator('#chart-caption');
     expect(await caption.textContent()).toBe('Quantity over time: 0 changes');
     await page.getByLabel('Quantity', { exact: true }).fill('12');
@@ -183,9 +190,9 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     const visit = await visitConsole(browser, service.url);
     const { page } = visit;
     await signIn(visit, service.keys.clerk as string);
-    await page.getByLabel('Pet id').fill('5');
-    await page.getByRole('button', { name: 'Open pet', exact: true }).click();
-    await page.getByRole('heading', { name: 'Pet 5' }).waitFor();
+    await page.getByLabel('Search').fill('5');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('heading', { name: `${nameOf(5)} (pet 5)` }).waitFor();
     const meanwhile = await service.api(service.keys.other as string, '/inventory/5', {
       method: 'PATCH',
       body: '{"quantity":33,"reason":"delivery"}',
@@ -195,8 +202,10 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     await page.getByRole('button', { name: 'Set', exact: true }).click();
     await expect
       .poll(() => page.getByRole('alert').textContent())
-      .toMatch(/Someone else changed this pet.*nothing was written.*quantity 33/);
+      .toMatch(/someone else changed this pet.*nothing was written.*quantity 33/);
     expect(await page.locator('[data-field="quantity"]').textContent()).toBe('33');
+    // What the person typed stays: never the other person's value.
+    expect(await page.getByLabel('Quantity', { exact: true }).inputValue()).toBe('1');
     // Asked again, the person sends again: now against the version they were shown.
     await page.getByLabel('Quantity', { exact: true }).fill('30');
     await page.getByRole('button', { name: 'Set', exact: true }).click();
@@ -228,8 +237,8 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     await signIn(visit, service.keys.auditor as string);
     await expect.poll(() => column(page, 0)).toHaveLength(25);
     expect(await page.getByText('(read only)').count()).toBe(1);
-    await page.getByRole('button', { name: 'Open pet 2', exact: true }).click();
-    await page.getByRole('heading', { name: 'Pet 2' }).waitFor();
+    await page.getByRole('button', { name: nameOf(2), exact: true }).click();
+    await page.getByRole('heading', { name: `${nameOf(2)} (pet 2)` }).waitFor();
     expect(await page.getByText('This key reads only').count()).toBe(1);
     for (const name of ['Set', 'Adjust']) expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
     expect(await page.getByLabel('Delta').count()).toBe(0);
@@ -245,7 +254,7 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     const visit = await visitConsole(browser, service.url);
     const { page } = visit;
     await signIn(visit, service.keys.clerk as string);
-    await page.getByRole('button', { name: 'Open pet 7', exact: true }).click();
+    await page.getByRole('button', { name: nameOf(7), exact: true }).click();
     const reason = page
       .getByRole('table', { name: /History/ })
       .locator('td.reason')
@@ -279,10 +288,10 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
     await page.keyboard.press('Enter');
     await expect.poll(async () => new Set(await column(page, 4))).toEqual(new Set(['pending']));
 
-    await tabTo(page, isFocused(page.getByLabel('Pet id')));
+    await tabTo(page, isFocused(page.getByLabel('Search')));
     await page.keyboard.type('8');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Pet 8' }).waitFor();
+    await page.getByRole('heading', { name: `${nameOf(8)} (pet 8)` }).waitFor();
     // The focus moves to the pet opened: its first field is the next Tab.
     await page.keyboard.press('Tab');
     expect(await isFocused(page.getByLabel('Quantity', { exact: true }))()).toBe(true);

@@ -16,3 +16,24 @@ describe('20 webhook endpoints that never answer, and one healthy one', () => {
     );
   }, 90_000);
 });
+
+/*
+ * Before attempts were capped per host as well, 70 endpoints on one receiver that never answers took
+ * 4 attempts each, 256 of the 256 an instance makes at once, for their 10 s timeout: the healthy
+ * endpoint, on another host, waited for them.
+ */
+describe('70 webhook endpoints on one receiver that never answers, and one healthy endpoint on another host', () => {
+  it('hold up none of the healthy endpoint’s events: the dead host holds 16 attempts, and each event arrives within 2 s', async () => {
+    const { latenciesMs } = await healthyEndpointLatency({
+      dead: 1,
+      endpointsPerDead: 70,
+      events: 10,
+      gapMs: 300,
+      waitMs: 15_000,
+    });
+    expect(latenciesMs).toHaveLength(10);
+    expect(latenciesMs.filter((ms) => ms > 2_000).map(Math.round), JSON.stringify(latenciesMs.map(Math.round))).toEqual(
+      [],
+    );
+  }, 90_000);
+});

@@ -1,26 +1,38 @@
 import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readmeOutput, typeErrors, writeReadmeExample } from '../support/readme-example.js';
+import { readmeExamples, typeErrors } from '../support/readme-example.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const dir = join(root, '.vitest-tmp', 'readme');
+const run = promisify(execFile);
 
-describe('the README’s embedding example', () => {
-  // The example imports the package by name; here it is the source tree.
-  const file = writeReadmeExample('Embedding', join(dir, 'embedding-example.ts'), {
-    'petstore-inventory': '../../src/index.js',
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('type-checks under the project’s compiler options', () => {
-    expect(typeErrors(file)).toEqual([]);
+const examples = readmeExamples('The core: `petstore-inventory`');
+
+// The first is the section's opening example, which tests/package/ also runs from the packed tarball.
+describe('the README’s use cases of the core, each block a file of its own', () => {
+  it('show set, adjust, reserve and commit, release, a batch, a history and the feed', () => {
+    const titles = examples.map((example) => example.title).join('\n');
+    for (const word of ['Set', 'Adjust', 'commit', 'release', 'Several pets', 'history', 'feed']) {
+      expect(titles).toContain(word);
+    }
   });
 
-  it('runs and prints what the README says it prints', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', file], { cwd: root });
-    expect(stdout.trim().split('\n')).toEqual(readmeOutput('Embedding'));
-  });
+  it.each(examples.map((example, i) => [example.title, i] as const))(
+    '%s: type-checks strict, runs, and prints what the README says',
+    async (_title, i) => {
+      const example = examples[i];
+      if (example === undefined) throw new Error(`no example ${i}`);
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `core-example-${i}.ts`);
+      writeFileSync(file, example.code.replaceAll("from 'petstore-inventory'", "from '../../src/index.js'"));
+      expect(typeErrors(file)).toEqual([]);
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', file], { cwd: root });
+      expect(stdout.trimEnd().split('\n')).toEqual(example.output);
+    },
+  );
 });

@@ -67,6 +67,41 @@ describe('GET /v1/inventory/changes (listAllStockChanges)', () => {
     expect((JSON.parse(later.text) as FeedJson[]).map((change) => change.quantityAfter)).toEqual([9]);
   });
 
+  it('starts at the head with after=latest: no history, and a link that reads the changes made from then on', async () => {
+    for (let q = 1; q <= 3; q += 1) await write('/v1/inventory/1', 'PATCH', `{"quantity":${q}}`);
+    const head = await get('/v1/inventory/changes?after=latest&limit=1000');
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('[]');
+    const path = nextOf(head) as string;
+    expect(path).toMatch(/^\/v1\/inventory\/changes\?after=0\.3&limit=1000$/);
+    await write('/v1/inventory/1', 'PATCH', '{"quantity":9}');
+    expect((JSON.parse((await get(path)).text) as FeedJson[]).map((change) => change.quantityAfter)).toEqual([9]);
+  });
+
+  it('starts an empty feed at its beginning with after=latest, so that its first change is read', async () => {
+    const path = nextOf(await get('/v1/inventory/changes?after=latest')) as string;
+    await write('/v1/inventory/1', 'PATCH', '{"quantity":2}');
+    expect((JSON.parse((await get(path)).text) as FeedJson[]).map((change) => change.quantityAfter)).toEqual([2]);
+  });
+
+  it('names the key that made each change, as the key is named now', async () => {
+    const { key: shopFloor } = await fx.core.issueApiKey.execute({
+      plan: 'enterprise',
+      limits: ENTERPRISE,
+      name: 'shop floor',
+    });
+    const named = `Bearer ${shopFloor}`;
+    const response = await fx.call('/v1/inventory/1', {
+      method: 'PATCH',
+      headers: jsonWith(named),
+      body: '{"quantity":4}',
+    });
+    expect(response.status).toBe(200);
+    await write('/v1/inventory/1', 'PATCH', '{"quantity":3}');
+    const changes = JSON.parse((await get('/v1/inventory/changes')).text) as { keyName: string | null }[];
+    expect(changes.map((change) => change.keyName)).toEqual(['shop floor', null]);
+  });
+
   it('refuses a cursor it did not give and a limit outside 1..1000 with 400 invalid_query', async () => {
     for (const query of [
       'after=abc',
@@ -93,7 +128,7 @@ describe('GET /v1/inventory/changes (listAllStockChanges)', () => {
       expect(response.status, cursor).toBe(400);
       expect(JSON.parse(response.text), cursor).toEqual({
         code: 'invalid_query',
-        message: 'after must be a cursor of this feed, as a change listed it',
+        message: 'after must be a cursor of this feed, as a change listed it, or latest',
         status: 400,
       });
       expect(response.headers.get('link'), cursor).toBeNull();

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OutcomeUnknownError } from '../../src/adapters/postgres/postgres-database.js';
 import type { InventoryRepository } from '../../src/application/ports/inventory-repository.js';
 import type { RateLimiter } from '../../src/application/ports/rate-limiter.js';
 import { aPet } from '../../src/testing/index.js';
@@ -103,6 +104,32 @@ describe('a failure of the service: 500 internal_error', () => {
     const failure = fx.logLines.find((line) => line.msg === 'request failed');
     expect(failure).toMatchObject({ requestId: 'trace-log', level: 50, err: { message: SECRET } });
     expect(String((failure?.err as { stack?: unknown } | undefined)?.stack)).toContain('errors-and-routing.test.ts');
+  });
+});
+
+describe('a write whose outcome the store cannot tell', () => {
+  it('answers 500 outcome_unknown, without Retry-After, never 503 unavailable', async () => {
+    const unknown = (memory: InventoryRepository): InventoryRepository =>
+      delegateInventory(memory, {
+        write: async () => {
+          throw new OutcomeUnknownError({ cause: new Error('Connection terminated unexpectedly') });
+        },
+      });
+    const fx = await startHttpFixture({ inventory: unknown });
+    try {
+      await fx.addPets(aPet(1));
+      const response = await fx.call('/v1/inventory/1', {
+        method: 'PATCH',
+        headers: jsonWith(await fx.bearer('pro')),
+        body: '{"quantity":1}',
+      });
+      expect(response.status).toBe(500);
+      expect(response.headers.get('retry-after')).toBeNull();
+      expect(errorOf(response)).toMatchObject({ code: 'outcome_unknown', status: 500 });
+      expect(errorOf(response).message).toContain('same Idempotency-Key');
+    } finally {
+      await fx.close();
+    }
   });
 });
 

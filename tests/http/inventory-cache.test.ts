@@ -31,6 +31,11 @@ function countingReads(): { readonly reads: () => number; readonly wrap: Fixture
           reads += 1;
           return inner.list(query);
         },
+        // A page is read with its names, by listNamed: a read of the store all the same.
+        listNamed: (query) => {
+          reads += 1;
+          return inner.listNamed(query);
+        },
       }),
   };
 }

@@ -12,6 +12,7 @@ const at = (node: unknown, ...path: string[]): unknown =>
 
 const OPERATIONS: readonly [string, string, string][] = [
   ['/inventory', 'get', 'listInventory'],
+  ['/inventory.csv', 'get', 'exportInventory'],
   ['/inventory/batch', 'post', 'batchUpdateInventory'],
   ['/inventory/changes', 'get', 'listAllStockChanges'],
   ['/inventory/{petId}', 'get', 'getInventoryItem'],

@@ -52,9 +52,9 @@ describe('GET /v1/inventory/{petId}/changes (listStockChanges)', () => {
     expect(response.status).toBe(200);
     expect(response.text).toBe(
       `[{"id":${second?.id},"petId":1,"kind":"set","quantityBefore":0,"quantityAfter":4,"statusBefore":"sold",` +
-        `"statusAfter":"available","keyId":"${record?.id}","at":"2026-03-01T12:30:16.007Z","reason":null},` +
+        `"statusAfter":"available","keyId":"${record?.id}","keyName":${JSON.stringify(record?.name ?? null)},"at":"2026-03-01T12:30:16.007Z","reason":null},` +
         `{"id":${first?.id},"petId":1,"kind":"set","quantityBefore":5,"quantityAfter":0,"statusBefore":"available",` +
-        `"statusAfter":"sold","keyId":"${record?.id}","at":"2026-03-01T12:30:15.007Z","reason":null}]`,
+        `"statusAfter":"sold","keyId":"${record?.id}","keyName":${JSON.stringify(record?.name ?? null)},"at":"2026-03-01T12:30:15.007Z","reason":null}]`,
     );
     expect(response.headers.get('link')).toBeNull();
   });

@@ -34,7 +34,7 @@ export async function startMeteredService(options: MeteredOptions): Promise<Mete
   const metrics = createServiceMetrics();
   const logger = pino({ level: 'silent' });
   const container = buildContainer(config, logger, {
-    storage: options.storage === 'memory' ? 'memory' : storageModuleOf(config, 'worker'),
+    storage: options.storage === 'memory' ? 'memory' : await storageModuleOf(config, 'worker'),
     metrics,
     modules: [
       ...(options.modules?.(config) ?? []),

@@ -1,14 +1,26 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { transformSync } from 'esbuild';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_PEERS } from '../../src/composition/service-peers.js';
+import { SETTINGS } from '../../src/composition/settings.js';
 import { childEnv } from '../../support/service-process.js';
-import { installLine, linkPackages, npm, packTarball, projectWith, root } from '../support/packed-package.js';
-import { readmeOutput, writeReadmeExample } from '../support/readme-example.js';
+import {
+  installLine,
+  linkPackages,
+  npm,
+  packTarball,
+  projectWith,
+  root,
+  startPackedService,
+} from '../support/packed-package.js';
+import { readmeExamples, readmeOutput, writeReadmeExample } from '../support/readme-example.js';
 
 const run = promisify(execFile);
 
@@ -19,7 +31,7 @@ const PEERS: Readonly<Record<string, readonly string[]>> = {
   redis: ['ioredis'],
   koa: ['koa', '@koa/router', 'koa-bodyparser', 'valibot', 'lossless-json', 'pino'],
   client: ['lossless-json'],
-  server: ['better-sqlite3', 'pg', 'ioredis', 'koa', 'pino', 'prom-client', 'inversify', '@scalar/api-reference'],
+  server: SERVICE_PEERS,
 };
 
 /**
@@ -107,6 +119,36 @@ describe('the packed package, installed alone in a new project', () => {
     expect(loaded.filter((url) => url.startsWith(own)).length).toBeGreaterThan(50);
   });
 
+  it('compiles every README example of the core strict against the installed types, and runs it from the tarball', async () => {
+    const examples = readmeExamples('The core: `petstore-inventory`');
+    expect(examples.length).toBeGreaterThan(5);
+    const files = examples.map((example, i) => {
+      const file = join(project, `core-example-${i}.ts`);
+      writeFileSync(file, example.code);
+      return file;
+    });
+    // As a user's project compiles them: strict, Node's ESM resolution, the package's own .d.ts files.
+    const program = ts.createProgram(files, {
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+      types: [],
+    });
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    expect(errors).toEqual([]);
+    for (const [i, example] of examples.entries()) {
+      const script = join(project, `core-example-${i}.mjs`);
+      writeFileSync(script, transformSync(example.code, { loader: 'ts', format: 'esm' }).code);
+      const { stdout } = await run(process.execPath, [script], { cwd: project });
+      expect(stdout.trimEnd().split('\n'), example.title).toEqual(example.output);
+    }
+  }, 180_000);
+
   it('refuses each subpath without its packages, naming them and the npm install line', async () => {
     const script = `for (const name of ${JSON.stringify(Object.keys(PEERS))}) {
       await import('petstore-inventory/' + name).then(
@@ -132,6 +174,38 @@ describe('the packed package, installed alone in a new project', () => {
     }
   });
 
+  it('answers petstore --help, keys create --help and serve --help without any peer, starting nothing', async () => {
+    // A port held here: a serve that tried to listen on it would fail (EADDRINUSE) instead of exiting 0.
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const port = (held.address() as AddressInfo).port;
+    const files = () => readdirSync(project, { recursive: true }).map(String).sort();
+    const before = files();
+    const env = childEnv({ HOST: '127.0.0.1', PORT: String(port), PETSTORE_DB: join(project, 'data', 'help.db') });
+    const help = async (...args: string[]) =>
+      (await run('npx', ['--no', '--', 'petstore', ...args], { cwd: project, env, timeout: 20_000 })).stdout;
+    try {
+      const top = await help('--help');
+      expect(top).toMatch(/^Usage: petstore <command>/);
+      expect(top).toMatch(/^ {2}serve {2,}starts the HTTP service/m);
+      expect(top).toMatch(/^ {2}keys create /m);
+      expect(await help('keys', 'create', '--help')).toMatch(/^Usage: petstore keys create/);
+      const serve = await help('serve', '--help');
+      expect(serve).toMatch(/^Usage: petstore serve/);
+      for (const [name, { default: value }] of Object.entries(SETTINGS)) {
+        expect(serve, name).toMatch(
+          new RegExp(`^ {2}${name} +${(value ?? '(unset)').replace(/[().]/g, '\\$&')}$`, 'm'),
+        );
+      }
+      expect(Object.keys(SETTINGS)).toEqual(
+        expect.arrayContaining(['PORT', 'HOST', 'PETSTORE_DB', 'DATABASE_URL', 'REDIS_URL']),
+      );
+    } finally {
+      held.close();
+    }
+    expect(files()).toEqual(before);
+  }, 120_000);
+
   it('serves with npx petstore serve once the packages its error names are there', async () => {
     const refused = await run('npx', ['--no', 'petstore', 'serve'], { cwd: project }).then(
       () => {
@@ -140,33 +214,20 @@ describe('the packed package, installed alone in a new project', () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^error: petstore-inventory\/server needs /);
-    linkPackages(project, installLine(refused.stderr));
+    // Every package a start on SQLite needs, in one line: the server's own and the store's driver, no more.
+    expect(refused.stderr).toMatch(/^error: petstore needs /);
+    const line = installLine(refused.stderr);
+    expect([...line].sort()).toEqual([...SERVICE_PEERS, 'better-sqlite3'].sort());
+    linkPackages(project, line);
 
-    // In a process group of its own, signalled whole as a terminal's Ctrl-C is: npx does not pass a
-    // signal on to the command it runs.
-    const child = spawn('npx', ['--no', 'petstore', 'serve'], {
-      cwd: project,
-      detached: true,
-      env: childEnv({ HOST: '127.0.0.1', PORT: '0', PETSTORE_DB: join(work, 'petstore.db') }),
-    });
+    const service = await startPackedService(
+      project,
+      childEnv({ HOST: '127.0.0.1', PORT: '0', PETSTORE_DB: join(work, 'petstore.db') }),
+      /"url":"(http:\/\/[^"]+)\/v1".*"msg":"listening"/,
+    );
+    const { child } = service;
+    const url = service.match[1] as string;
     try {
-      let out = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-      });
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`not listening after 30 s:\n${out}`)), 30_000);
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /"url":"(http:\/\/[^"]+)\/v1".*"msg":"listening"/.exec(out);
-          if (match?.[1] !== undefined) {
-            clearTimeout(timer);
-            resolve(match[1]);
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-      });
       // Without keep-alive, so that the stop below has no idle connection to wait for.
       const live = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
         get(`${url}/livez`, { agent: false }, (res) => {
@@ -180,7 +241,7 @@ describe('the packed package, installed alone in a new project', () => {
       });
       expect(live).toEqual({ status: 200, body: '{"status":"live"}' });
       const stopped = new Promise<void>((resolve) =>
-        child.stdout.on('data', () => out.includes('"msg":"stopped"') && resolve()),
+        child.stdout.on('data', () => service.output().includes('"msg":"stopped"') && resolve()),
       );
       const exited = new Promise<string>((resolve) =>
         child.once('exit', (code, signal) => resolve(`${code} ${signal}`)),
@@ -190,13 +251,34 @@ describe('the packed package, installed alone in a new project', () => {
       // itself ends by the signal.
       await Promise.race([
         stopped,
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`no clean stop within 20 s:\n${out}`)), 20_000)),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`no clean stop within 20 s:\n${service.output()}`)), 20_000),
+        ),
       ]);
       expect(['0 null', 'null SIGTERM']).toContain(await exited);
     } finally {
       if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL');
     }
-  }, 60_000);
+
+    // Tracing asked for without OpenTelemetry installed: the start stops, naming the line that adds it,
+    // whether petstore loads tracing itself or node --import does, as npm start has it.
+    const traced = childEnv({ PORT: '0', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+    const tracing = join(project, 'node_modules', 'petstore-inventory', 'dist', 'tracing.js');
+    for (const args of [
+      ['npx', ['--no', '--', 'petstore', 'serve']],
+      [process.execPath, ['--import', tracing, '-e', '']],
+    ] as const) {
+      const failed = await run(args[0], [...args[1]], { cwd: project, env: traced }).then(
+        () => {
+          throw new Error(`${args.join(' ')} started without OpenTelemetry`);
+        },
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toMatch(/^error: .*needs @opentelemetry\/api, /);
+      expect(installLine(failed.stderr)).toContain('@opentelemetry/sdk-node');
+    }
+  }, 120_000);
 });
 
 /** Every folder of examples/ with a package.json: each is run the same way, by its `npm test`. */

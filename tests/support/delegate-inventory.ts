@@ -9,6 +9,7 @@ export const delegateInventory = (
   overrides: Partial<InventoryRepository>,
 ): InventoryRepository => ({
   list: (query) => inner.list(query),
+  listNamed: (query) => inner.listNamed(query),
   get: (id) => inner.get(id),
   stamp: () => inner.stamp(),
   write: (command) => inner.write(command),

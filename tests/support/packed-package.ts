@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -54,4 +54,38 @@ export function installLine(text: string): string[] {
   const line = /npm install ([^\n]+)/.exec(text)?.[1];
   if (line === undefined) throw new Error(`no npm install line in: ${text}`);
   return line.trim().split(/\s+/);
+}
+
+/** A `petstore serve` started by npx in a project, and what it printed so far. */
+export interface PackedService {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** What `ready` matched on stdout. */
+  readonly match: RegExpExecArray;
+  /** Everything printed, stdout and stderr. */
+  output(): string;
+}
+
+/**
+ * Starts `npx petstore serve` in `project`, in a process group of its own (signalled whole, as a
+ * terminal's Ctrl-C is: npx does not pass a signal on to the command it runs), and resolves once its
+ * stdout matches `ready`; rejects with what it printed if it exits first or takes longer than 30 s.
+ */
+export function startPackedService(project: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<PackedService> {
+  const child = spawn('npx', ['--no', '--', 'petstore', 'serve'], { cwd: project, detached: true, env });
+  let out = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  return new Promise<PackedService>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready after 30 s:\n${out}`)), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = ready.exec(out);
+      if (match !== null) {
+        clearTimeout(timer);
+        resolve({ child, match, output: () => out });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${out}`)));
+  });
 }

@@ -36,3 +36,31 @@ export function typeErrors(file: string): string[] {
   const program = ts.createProgram([file], { ...parsed.options, noEmit: true });
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
+
+/** A TypeScript block of the README and the lines it says the block prints. */
+export interface ReadmeExample {
+  /** The `#### ` heading above it, or the `### ` one for the block that opens the section. */
+  readonly title: string;
+  readonly code: string;
+  readonly output: readonly string[];
+}
+
+/**
+ * Every ```ts block under the README's `### heading` (up to the next `### ` or `## `), each with the
+ * plain block after its "It prints:".
+ */
+export function readmeExamples(heading: string): ReadmeExample[] {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const start = readme.indexOf(`\n### ${heading}\n`);
+  if (start === -1) throw new Error(`README.md has no "### ${heading}"`);
+  const rest = readme.slice(start + 1);
+  const end = rest.slice(4).search(/\n##(#)? /);
+  const section = end === -1 ? rest : rest.slice(0, end + 4);
+  const examples: ReadmeExample[] = [];
+  let title = heading;
+  for (const match of section.matchAll(/^#### (.+)$|```ts\n([\s\S]*?)```\n\nIt prints:\n\n```\n([\s\S]*?)```/gm)) {
+    if (match[1] !== undefined) title = match[1];
+    else examples.push({ title, code: match[2] as string, output: (match[3] as string).trimEnd().split('\n') });
+  }
+  return examples;
+}

@@ -116,7 +116,7 @@ describe('configuration from the environment', () => {
 });
 
 describe('the connection limits', () => {
-  it('default to 10 s for the headers, 30 s for a request, 5 s of keep-alive, 4,000 connections, 256 an address (an idle one of them given up after 1 s), 32 pipelined, a 10 s ban past them and 30 s without traffic', () => {
+  it('default to 10 s for the headers, 30 s for a request, 5 s of keep-alive, 4,000 connections, 256 an address (an idle one of them given up after 1 s), 3 s for the first byte, 32 pipelined, a 10 s ban past them and 30 s without traffic', () => {
     expect(readConfig({}).connectionLimits).toEqual({
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -124,6 +124,7 @@ describe('the connection limits', () => {
       maxConnections: 4_000,
       maxConnectionsPerAddress: 256,
       idleConnectionGraceMs: 1_000,
+      firstByteTimeoutMs: 3_000,
       maxPipelinedRequests: 32,
       pipeliningBanMs: 10_000,
       inactivityTimeoutMs: 30_000,
@@ -138,6 +139,7 @@ describe('the connection limits', () => {
       PETSTORE_MAX_CONNECTIONS: '100',
       PETSTORE_MAX_CONNECTIONS_PER_ADDRESS: '10',
       PETSTORE_IDLE_CONNECTION_GRACE_MS: '250',
+      PETSTORE_FIRST_BYTE_TIMEOUT_MS: '500',
       PETSTORE_MAX_PIPELINED_REQUESTS: '0',
       PETSTORE_PIPELINING_BAN_MS: '0',
       PETSTORE_INACTIVITY_TIMEOUT_MS: '7000',
@@ -149,6 +151,7 @@ describe('the connection limits', () => {
       maxConnections: 100,
       maxConnectionsPerAddress: 10,
       idleConnectionGraceMs: 250,
+      firstByteTimeoutMs: 500,
       maxPipelinedRequests: 0,
       pipeliningBanMs: 0,
       inactivityTimeoutMs: 7_000,

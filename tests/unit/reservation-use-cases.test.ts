@@ -5,7 +5,11 @@ import { StockCommandRunner } from '../../src/application/stock-command-runner.j
 import { GetReservation } from '../../src/application/use-cases/get-reservation.js';
 import { HOLDS_PAGE, ListHolds } from '../../src/application/use-cases/list-holds.js';
 import { ReleaseHolds } from '../../src/application/use-cases/release-holds.js';
-import { ReserveStock, type ReserveStockInput } from '../../src/application/use-cases/reserve-stock.js';
+import {
+  type ReserveResult,
+  ReserveStock,
+  type ReserveStockInput,
+} from '../../src/application/use-cases/reserve-stock.js';
 import { CommitReservation, ReleaseReservation } from '../../src/application/use-cases/settle-reservation.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
@@ -16,7 +20,7 @@ import { delegateInventory } from '../support/delegate-inventory.js';
 
 const MINUTE = 60_000;
 
-const held = (result: ReservationWriteResult): Reservation => {
+const held = (result: ReservationWriteResult | ReserveResult): Reservation => {
   if (!result.ok) throw new Error(`the reservation was refused: ${result.error.code}`);
   return result.value.reservation;
 };

@@ -38,12 +38,26 @@ describe('the Standard Webhooks sender', () => {
     const port = new URL(receiver.url).port;
     const literal = await sender.send(message(`http://127.0.0.1:${port}/hook`));
     expect(literal.status).toBeNull();
-    expect(literal.error).toContain(
-      '127.0.0.1 is a loopback, private, link-local, metadata, documentation or tunnel address',
-    );
+    expect(literal.error).toContain("127.0.0.1 is not a public address (IANA's loopback range)");
     const named = await sender.send(message(`http://localhost:${port}/hook`));
     expect(named.status).toBeNull();
     expect(named.error).toMatch(/localhost resolves to .* loopback/);
     expect(receiver.received).toEqual([]);
+  });
+
+  it('checks the address its resolver answers at delivery, the one it would connect to, not only the URL', async () => {
+    // The name was public when registered; now it resolves to the receiver on the loopback (rebinding).
+    const rebound = async (host: string) => (host === 'hooks.invalid' ? ['127.0.0.1'] : []);
+    const url = `http://hooks.invalid:${new URL(receiver.url).port}/hook`;
+    const guarded = await new StandardWebhookSender({ allowPrivate: false, resolve: rebound }).send(message(url));
+    expect(guarded).toEqual({
+      status: null,
+      error: "hooks.invalid resolves to 127.0.0.1 is not a public address (IANA's loopback range)",
+    });
+    expect(receiver.received).toEqual([]);
+    // The same resolver, with the setting, does reach the receiver: what stopped the first was the check.
+    const open = await new StandardWebhookSender({ allowPrivate: true, resolve: rebound }).send(message(url));
+    expect(open).toEqual({ status: 200, error: null });
+    expect(receiver.received).toHaveLength(1);
   });
 });

@@ -98,6 +98,7 @@ describe('use cases over the in-memory adapters', () => {
         error: {
           code: 'pet_not_found',
           message: 'no pet has id 5',
+          refusal: { index: 0, code: 'pet_not_found', petId: 5n },
           refusals: [{ index: 0, code: 'pet_not_found', petId: 5n }],
           replayed: false,
         },

@@ -80,12 +80,32 @@ describe('the rule for webhook URLs', () => {
       '2001::1',
       '64:ff9b:1::a00:1',
     ]) {
-      expect(forbiddenAddress(address), address).toMatch(/documentation or tunnel address/);
+      expect(forbiddenAddress(address), address).toMatch(/is not a public address \(IANA's \w+ range\)/);
     }
     const named = webhookUrlCheck(false, resolver({ 'docs.example': ['93.184.216.34', '198.51.100.1'] }));
     expect(await named('https://docs.example/')).toContain('198.51.100.1');
-    expect(await check('https://[2001:db8::1]/')).toMatch(/documentation/);
-    expect(await check('https://203.0.113.9/')).toMatch(/documentation/);
+    expect(await check('https://[2001:db8::1]/')).toMatch(/reserved/);
+    expect(await check('https://203.0.113.9/')).toMatch(/reserved/);
+  });
+
+  it("refuses every range of IANA's special-purpose registries and IPv6 outside global unicast, named or literal", async () => {
+    for (const address of [
+      'fec0::1',
+      '192.88.99.1',
+      '2001:2::1',
+      '2001:20::1',
+      '2001:10::1',
+      '2001:3::1',
+      '192.31.196.1',
+      '5f00::1',
+      '100::1',
+      '4000::1',
+      '255.255.255.255',
+    ]) {
+      expect(forbiddenAddress(address), address).toMatch(/is not a public address/);
+    }
+    const named = webhookUrlCheck(false, resolver({ 'relay.example': ['93.184.216.34', 'fec0::7'] }));
+    expect(await named('https://relay.example/')).toContain('fec0::7');
   });
 
   it('takes an IPv6 form of a public IPv4 address as that address', () => {

@@ -81,9 +81,11 @@ const HELP_WORDS = ['--help', '-h', 'help'];
 
 const TOP_HELP = `Usage: petstore <command> [options]
 
-Administers the pet store's database (PETSTORE_DB, default ./data/petstore.db).
+Runs the pet store's HTTP service, or administers its database (PETSTORE_DB, default
+./data/petstore.db; DATABASE_URL for PostgreSQL).
 
 Commands:
+  serve    starts the HTTP service: the API, /docs and /console ("petstore serve --help" lists its settings)
 ${COMMANDS.map((c) => `  ${c.synopsis}`).join('\n')}
 
 Run "petstore <command> --help" for the details of one command.
@@ -102,6 +104,23 @@ export function isAdminCommand(argv: readonly string[]): boolean {
 }
 
 /**
+ * The help that `argv` asks for: the list of commands (`--help`), a group's (`keys --help`) or a
+ * command's (`keys create --help`); `undefined` when it asks for something else. It needs no store and
+ * no package, so `petstore ... --help` answers before either is loaded.
+ */
+export function adminHelp(argv: readonly string[]): string | undefined {
+  const [group, verb, ...rest] = argv;
+  if (group === undefined) return undefined;
+  if (HELP_WORDS.includes(group)) return TOP_HELP;
+  if (!(GROUPS as readonly string[]).includes(group) || verb === undefined) return undefined;
+  if (HELP_WORDS.includes(verb)) return groupHelp(group);
+  const command = COMMANDS.find((c) => c.name === `${group} ${verb}`);
+  if (command === undefined) return undefined;
+  const line = parseCommandLine(rest, command.options, command.flags);
+  return line.ok && line.value.help ? command.help : undefined;
+}
+
+/**
  * Runs one admin command, such as `["keys", "create", "--plan", "free"]`, and resolves to the exit
  * code: 0 when it did what was asked, 1 on bad input (a one-line message on stderr, nothing written).
  * Results go to stdout alone, so `keys create` can be piped. Failures of the store throw.
@@ -112,29 +131,22 @@ export async function runAdminCli(argv: readonly string[], deps: AdminCliDeps, i
     io.stderr(`error: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
     return 1;
   };
-  const [group, verb, ...rest] = argv;
-  if (group === undefined) return refuse('no command given; run with --help to see the commands');
-  if (HELP_WORDS.includes(group)) {
-    io.stdout(`${TOP_HELP}\n`);
+  const help = adminHelp(argv);
+  if (help !== undefined) {
+    io.stdout(`${help}\n`);
     return 0;
   }
+  const [group, verb, ...rest] = argv;
+  if (group === undefined) return refuse('no command given; run with --help to see the commands');
   if (!(GROUPS as readonly string[]).includes(group)) {
     return refuse(`unknown command "${group}"; run with --help to see the commands`);
   }
-  if (verb === undefined || HELP_WORDS.includes(verb)) {
-    if (verb === undefined) return refuse(`"${group}" needs a command; run "${group} --help" to see them`);
-    io.stdout(`${groupHelp(group)}\n`);
-    return 0;
-  }
+  if (verb === undefined) return refuse(`"${group}" needs a command; run "${group} --help" to see them`);
   const command = COMMANDS.find((c) => c.name === `${group} ${verb}`);
   if (command === undefined) return refuse(`unknown command "${group} ${verb}"; run "${group} --help" to see them`);
 
   const line = parseCommandLine(rest, command.options, command.flags);
   if (!line.ok) return refuse(`${line.error} for "${command.name}"; run "${command.name} --help"`);
-  if (line.value.help) {
-    io.stdout(`${command.help}\n`);
-    return 0;
-  }
   const given = line.value.positionals;
   const optional = command.optionalPositionals ?? [];
   if (given.length < command.positionals.length || given.length > command.positionals.length + optional.length) {

@@ -2,6 +2,7 @@ import { isLosslessNumber, type LosslessNumber } from 'lossless-json';
 import * as v from 'valibot';
 import type { NewPet } from '../../application/ports/pet-catalog.js';
 import { integerInRange } from '../../domain/decimal-integer.js';
+import { openingStockProblem } from '../../domain/inventory-item.js';
 import { ORDER_STATUSES, type Order } from '../../domain/order.js';
 import {
   CATEGORY_NAME_MAX,
@@ -62,17 +63,25 @@ const listOf = <S extends v.GenericSchema>(item: S, max: number, what: string) =
   );
 
 /** One pet of `pets import`: the public Petstore fields, and its opening stock. */
-export const petEntry = v.strictObject(
-  {
-    id: int64,
-    name: name(PET_NAME_MAX),
-    quantity: wholeNumber(0, QUANTITY_RULE),
-    status: v.picklist(PET_STATUSES, STATUS_RULE),
-    category: v.optional(named(CATEGORY_NAME_MAX)),
-    photoUrls: v.optional(listOf(text(PHOTO_URL_MAX, photoUrlProblem), PHOTO_URLS_MAX, 'strings')),
-    tags: v.optional(listOf(named(TAG_NAME_MAX), TAGS_MAX, '{id, name}')),
-  },
-  'must be an object with id, name, quantity and status',
+export const petEntry = v.pipe(
+  v.strictObject(
+    {
+      id: int64,
+      name: name(PET_NAME_MAX),
+      quantity: wholeNumber(0, QUANTITY_RULE),
+      status: v.picklist(PET_STATUSES, STATUS_RULE),
+      category: v.optional(named(CATEGORY_NAME_MAX)),
+      photoUrls: v.optional(listOf(text(PHOTO_URL_MAX, photoUrlProblem), PHOTO_URLS_MAX, 'strings')),
+      tags: v.optional(listOf(named(TAG_NAME_MAX), TAGS_MAX, '{id, name}')),
+    },
+    'must be an object with id, name, quantity and status',
+  ),
+  // The core's one rule of a pet's opening stock, said of the entry (AddPets would throw on it).
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const problem = openingStockProblem(dataset.value.status, dataset.value.quantity);
+    if (problem !== undefined) addIssue({ message: problem });
+  }),
 ) satisfies v.GenericSchema<unknown, NewPet>;
 
 /** Longer than any ISO 8601 date-time needs; the format check does the rest. */

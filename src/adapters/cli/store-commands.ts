@@ -1,13 +1,11 @@
 import type * as v from 'valibot';
 import type { DomainError } from '../../domain/errors.js';
-import { statusAfterStockChange } from '../../domain/inventory-item.js';
+import { openingStockProblem, statusAfterStockChange } from '../../domain/inventory-item.js';
 import { nameCharactersProblem, PET_NAME_MAX } from '../../domain/pet.js';
 import { quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import { type AdminCliDeps, type AdminCommand, required } from './admin-command.js';
 import { int64Option, quantityOption, statusOption, textOption } from './cli-values.js';
-import { orderEntry, petEntry } from './import-schemas.js';
-import { ImportRefusal, openImportFile } from './json-import.js';
 import { petJson } from './pet-json.js';
 import { count } from './progress.js';
 
@@ -18,15 +16,18 @@ last entry, nothing is written.`;
 /**
  * The run of an import command: open the file, then hand its entries, read and checked batch by batch,
  * to one use case that adds all or none. A problem found in the file while the store reads it arrives
- * as an ImportRefusal thrown through the store, which has then written nothing.
+ * as an ImportRefusal thrown through the store, which has then written nothing. The reader and the
+ * entry's schema are imported when an import runs: they need valibot and lossless-json, which the
+ * commands' help does not.
  */
 function importFrom<S extends v.GenericSchema>(
   what: string,
-  entry: S,
+  entryOf: () => Promise<S>,
   add: (deps: AdminCliDeps, batches: AsyncIterable<v.InferOutput<S>[]>) => Promise<Result<number, DomainError>>,
 ): AdminCommand['run'] {
   return async (line, deps, io) => {
     const path = line.positionals[0] as string;
+    const [{ ImportRefusal, openImportFile }, entry] = await Promise.all([import('./json-import.js'), entryOf()]);
     const file = await openImportFile(path, entry, what, io.progress);
     if (!file.ok) return file;
     let added: Result<number, DomainError>;
@@ -78,15 +79,8 @@ Options:
         ? ok(statusAfterStockChange('available', stock.value))
         : statusOption('status', statusText);
     if (!status.ok) return status;
-    // A status given must be one the stock rule could have left: none without stock is for sale, and
-    // none with stock is sold (an update to a positive stock makes a sold pet available).
-    if (status.value !== statusAfterStockChange(status.value, stock.value)) {
-      return fail(
-        stock.value === 0
-          ? `--status ${status.value} contradicts --quantity 0: a pet without stock is sold`
-          : `--status sold contradicts --quantity ${stock.value}: a pet with stock is not sold`,
-      );
-    }
+    const problem = openingStockProblem(status.value, stock.value);
+    if (problem !== undefined) return fail(`--${problem}`);
     const pet = { id: id.value, name: name.value, quantity: stock.value, status: status.value };
     const added = await deps.addPets.execute([pet]);
     if (!added.ok) return fail(added.error.message);
@@ -108,7 +102,11 @@ limits are in the message that names a field past one.
 ${ALL_OR_NONE}`,
   options: [],
   positionals: ['FILE.json'],
-  run: importFrom('pets', petEntry, (deps, batches) => deps.addPets.execute(batches)),
+  run: importFrom(
+    'pets',
+    async () => (await import('./import-schemas.js')).petEntry,
+    (deps, batches) => deps.addPets.execute(batches),
+  ),
 };
 
 /** Pets written between two updates of the progress line. */
@@ -154,5 +152,9 @@ an order of a pet the store does not have, a byte that is not UTF-8, or any inva
 ${ALL_OR_NONE}`,
   options: [],
   positionals: ['FILE.json'],
-  run: importFrom('orders', orderEntry, (deps, batches) => deps.importOrders.execute(batches)),
+  run: importFrom(
+    'orders',
+    async () => (await import('./import-schemas.js')).orderEntry,
+    (deps, batches) => deps.importOrders.execute(batches),
+  ),
 };

@@ -6,6 +6,7 @@ import { grants, type Principal } from '../../domain/api-key.js';
 import { PLAN_POLICIES } from '../../domain/plan.js';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import { headlineOf } from '../../domain/rate-limit-standing.js';
+import { clientOfAddress } from './client-address.js';
 import { sendError } from './error-response.js';
 import type { HttpContext, HttpMiddleware } from './http-context.js';
 import { insufficientScopeChallenge, scopeNeeded } from './operation-scopes.js';
@@ -48,6 +49,13 @@ export const RATE_LIMIT_PATH = `${API_BASE_PATH}/rate_limit`;
 // RFC 6750 `b64token` after the case-insensitive scheme word; Node has already trimmed the value.
 const BEARER = /^bearer +(\S+)$/i;
 
+/**
+ * Whose budget a request without a valid key spends: its client's (an IPv6 address counts by its /64),
+ * one for the API and another for the open pages and document, so that a tab calling the API with a
+ * dead key, which spends the address's day in minutes, leaves /console and /docs loadable from it.
+ */
+const keylessSubject = (ip: string, page: boolean): string => `${page ? 'page' : 'ip'}:${clientOfAddress(ip)}`;
+
 const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`) || path === API_BASE_PATH;
 
 /** Who the request acts as, or why it acts as nobody. */
@@ -86,8 +94,9 @@ const UNAUTHORIZED_MESSAGE = 'the API key is missing, invalid or revoked; send A
  * unknown routes and wrong methods carry the limit headers too. A valid key is limited under its roll
  * chain's subject (an old and a new key of a roll share one) and never by its address; a request
  * without one is limited per client address with the free plan's numbers (so a 401 carries the headers,
- * and the open document and docs page cannot be hammered), then refused with 401 (`key_expired` for a key past its expiry) unless
- * its path is open. A key without the scope of the operation's method is refused 403 once admitted,
+ * and the open document and docs page cannot be hammered), the pages and the document under a budget
+ * apart from the API's, then refused with 401 (`key_expired` for a key past its expiry) unless its
+ * path is open. A key without the scope of the operation's method is refused 403 once admitted,
  * so the refusal counts like any request. GET /v1/rate_limit peeks instead of counting: it answers even
  * while the key's other requests get 429. Two Authorization headers count as no valid key, whatever
  * they hold: a proxy in front that read the other one would disagree about who is calling.
@@ -101,6 +110,10 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
   const isLimitedPath = (path: string): boolean => isApiPath(path) || pages.has(path);
   return async (ctx, next) => {
     if (!isLimitedPath(ctx.path)) return next();
+    // An answer to a request that carries a key is that key's: no cache may keep it, or a browser shows
+    // the key's plan or the stock after its sign-out (OWASP REST Security). Set before anything, so
+    // refusals and the failures the error middleware answers carry it too.
+    if (ctx.req.headers.authorization !== undefined) ctx.res.setHeader('Cache-Control', 'no-store');
     const ambiguous = fieldLineCount(ctx.req, 'authorization') > 1;
     const caller = ambiguous ? 'unauthorized' : await callerOf(authenticate, ctx.req.headers.authorization);
     const principal = typeof caller === 'string' ? undefined : caller;
@@ -108,7 +121,7 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
       ctx.state.keyId = principal.keyId;
       keyUses?.noted(principal.keyId);
     }
-    const subject = principal === undefined ? `ip:${ctx.ip}` : principal.limitSubject;
+    const subject = principal === undefined ? keylessSubject(ctx.ip, isOpenPath(ctx.path)) : principal.limitSubject;
     const policy = principal === undefined ? PLAN_POLICIES.free : principal.policy;
 
     if (principal !== undefined && ctx.path === RATE_LIMIT_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {

@@ -66,6 +66,7 @@ export type HttpUseCases = Pick<
   | 'updateStockBatch'
   | 'listStockChanges'
   | 'listAllStockChanges'
+  | 'nameKeys'
   | 'reserveStock'
   | 'getReservation'
   | 'commitReservation'

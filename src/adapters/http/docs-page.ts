@@ -3,12 +3,16 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Where the API reference page's renderer lives: the standalone browser bundle of Scalar's
- * @scalar/api-reference, installed from npm and served from node_modules, never fetched from a CDN.
- * The package exports no path to it, so it is found beside the package's entry point.
+ * @scalar/api-reference, which `npm run build` copies into dist/docs (scripts/copy-docs-renderer.ts)
+ * from a devDependency, so that the package serves it without Scalar's dependency tree installed; never
+ * fetched from a CDN. The same file from src or dist alike.
  */
+const RENDERER = new URL('../../../dist/docs/scalar.js', import.meta.url);
+
+/** The renderer's path; throws, naming the build, when it is missing. */
 export function scalarBundlePath(): string {
-  const path = fileURLToPath(new URL('./browser/standalone.js', import.meta.resolve('@scalar/api-reference')));
-  if (!existsSync(path)) throw new Error(`the API reference renderer is missing at ${path}; run npm install`);
+  const path = fileURLToPath(RENDERER);
+  if (!existsSync(path)) throw new Error(`the API reference renderer is missing at ${path}; run npm run build`);
   return path;
 }
 

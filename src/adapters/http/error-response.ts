@@ -50,14 +50,24 @@ const UNAVAILABLE: ThrownProblem = {
   message: 'a service this request needs is unavailable; retry shortly',
 };
 
+const OUTCOME_UNKNOWN: ThrownProblem = {
+  code: 'outcome_unknown',
+  message:
+    "the database's answer to this write was lost and whether it was saved could not be learnt; read before " +
+    'writing again, or retry with the same Idempotency-Key, which replays the write if it was saved',
+};
+
 /**
  * The expected problem a thrown error stands for, or `undefined` when it is a failure of the service
  * (a 500). A store that cannot answer for now (PostgreSQL down) throws an error whose `code` is
  * `unavailable`: that is a 503, not a bug. A limiter says so in its answer instead (the RateLimiter port).
+ * A write whose COMMIT was sent but whose answer was lost, and whose end could not be learnt, throws
+ * one whose `code` is `outcome_unknown`.
  */
 export function thrownProblemOf(error: unknown): ThrownProblem | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   if ('code' in error && error.code === 'unavailable') return UNAVAILABLE;
+  if ('code' in error && error.code === 'outcome_unknown') return OUTCOME_UNKNOWN;
   if (!('type' in error) || typeof error.type !== 'string') return undefined;
   const problem = BODY_ERRORS.get(error.type);
   if (problem?.code === 'payload_too_large' && 'limit' in error && typeof error.limit === 'number') {

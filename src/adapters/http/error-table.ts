@@ -17,6 +17,7 @@ export type HttpOnlyErrorCode =
   | 'payload_too_large'
   | 'gone'
   | 'internal_error'
+  | 'outcome_unknown'
   | 'unavailable'
   | 'too_many_connections';
 
@@ -72,6 +73,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   key_banned: 429,
   too_many_connections: 429,
   internal_error: 500,
+  // Not 503: that says "not done, retry", and a write whose COMMIT answer was lost may be done.
+  outcome_unknown: 500,
   unavailable: 503,
 };
 

@@ -5,9 +5,9 @@ import type { GetInventoryItem } from '../../application/use-cases/get-inventory
 import type { ListAllStockChanges } from '../../application/use-cases/list-all-stock-changes.js';
 import type { ListInventory } from '../../application/use-cases/list-inventory.js';
 import type { ListStockChanges } from '../../application/use-cases/list-stock-changes.js';
+import type { NameKeys } from '../../application/use-cases/name-keys.js';
 import type { UpdateStock } from '../../application/use-cases/update-stock.js';
 import type { UpdateStockBatch } from '../../application/use-cases/update-stock-batch.js';
-import type { InventoryItem } from '../../domain/inventory-item.js';
 import { API_BASE_PATH } from './api-guard.js';
 import { batchUpdateInventory } from './batch-inventory-route.js';
 import { FEED_PATH, listAllStockChanges } from './change-feed-route.js';
@@ -25,7 +25,8 @@ import {
 import { InventoryBodyCache } from './inventory-body-cache.js';
 import { columnPieces, inventoryJsonBody, itemPieces } from './inventory-stream.js';
 import { readJsonBody, requireJsonBody } from './json-body.js';
-import { itemJson, itemsJson } from './json-writer.js';
+import { itemJson, namedItemJson } from './json-writer.js';
+import { inventoryCsvBody, namedJsonBody } from './named-inventory.js';
 import { setNextLink } from './paging-link.js';
 import { type InventoryPage, parseInventoryQuery, parsePetIdParam } from './request-schemas.js';
 import { listStockChanges } from './stock-history-route.js';
@@ -40,6 +41,7 @@ export interface InventoryRouteDeps {
   readonly updateStockBatch: UpdateStockBatch;
   readonly listStockChanges: ListStockChanges;
   readonly listAllStockChanges: ListAllStockChanges;
+  readonly nameKeys: NameKeys;
   /** The store's list by columns, when it has one: long lists are written from it. */
   readonly inventoryColumns?: InventoryColumnsSource | undefined;
 }
@@ -70,14 +72,16 @@ function answeredNotModified(ctx: HttpContext, tag: string): boolean {
  * names its last id and must be sent before the body.
  */
 async function sendPage(ctx: HttpContext, listInventory: ListInventory, page: InventoryPage, limit: number) {
-  const items: InventoryItem[] = [];
-  for await (const chunk of listInventory.execute({ ...page, limit: limit + 1 })) items.push(...chunk);
+  const { q, ...filters } = page;
+  const items = [
+    ...(await listInventory.page({ ...filters, ...(q === undefined ? {} : { nameContains: q }), limit: limit + 1 })),
+  ];
   const last = items[limit - 1];
   if (items.length > limit && last !== undefined) {
     items.length = limit;
     setNextLink(ctx, `${API_BASE_PATH}/inventory`, { ...filterParams(page), after: last.petId, limit });
   }
-  sendJson(ctx, `[${itemsJson(items)}]`);
+  sendJson(ctx, `[${items.map(namedItemJson).join(',')}]`);
 }
 
 /** The filters of `page` as query parameters, for the next page's link (in the spelling they came in). */
@@ -85,6 +89,7 @@ function filterParams(page: InventoryPage): Record<string, string | number> {
   const params: Record<string, string | number> = {};
   if (page.statuses !== undefined) params.status = page.statuses.join(',');
   if (page.maxAvailable !== undefined) params.maxAvailable = page.maxAvailable;
+  if (page.q !== undefined) params.q = page.q;
   return params;
 }
 
@@ -113,6 +118,11 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
       page = parsed.value;
     }
     if (page.limit !== undefined) return sendPage(ctx, deps.listInventory, page, page.limit);
+    if (page.q !== undefined) {
+      ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+      ctx.body = namedJsonBody(deps.listInventory, page);
+      return;
+    }
     if (page.after === undefined && isFiltered(page)) {
       if (answeredNotModified(ctx, filteredListTag(await deps.listInventory.stamp(), page))) return;
       ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
@@ -132,6 +142,20 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
   };
 }
 
+/**
+ * exportInventory: the whole list the filters select (`limit` aside), with names, as CSV streamed a
+ * page at a time, for a spreadsheet: quick at any size, since no page waits for the others.
+ */
+function exportInventory(list: ListInventory): RouteMiddleware {
+  return async (ctx) => {
+    const parsed = parseInventoryQuery(ctx.query);
+    if (!parsed.ok) return sendError(ctx, 'invalid_query', parsed.error);
+    ctx.res.setHeader('Content-Type', 'text/csv; charset=utf-8; header=present');
+    ctx.res.setHeader('Content-Disposition', 'attachment; filename="inventory.csv"');
+    ctx.body = inventoryCsvBody(list, parsed.value);
+  };
+}
+
 function getInventoryItem(useCase: GetInventoryItem): RouteMiddleware {
   return async (ctx) => {
     const petId = parsePetIdParam(ctx.params.petId);
@@ -144,7 +168,7 @@ function getInventoryItem(useCase: GetInventoryItem): RouteMiddleware {
 }
 
 /**
- * listInventory, getInventoryItem, updateInventory (experimental), adjustInventory, batchUpdateInventory
+ * listInventory, exportInventory, getInventoryItem, updateInventory (experimental), adjustInventory, batchUpdateInventory
  * listStockChanges and listAllStockChanges.
  */
 export function addInventoryRoutes(
@@ -153,8 +177,9 @@ export function addInventoryRoutes(
   options: InventoryRouteOptions,
 ): void {
   router.get(`${API_BASE_PATH}/inventory`, listInventory(deps));
+  router.get(`${API_BASE_PATH}/inventory.csv`, exportInventory(deps.listInventory));
   // Before the pet's route, whose :petId would take the word `changes`.
-  router.get(FEED_PATH, listAllStockChanges(deps.listAllStockChanges));
+  router.get(FEED_PATH, listAllStockChanges(deps.listAllStockChanges, deps.nameKeys));
   router.get(`${API_BASE_PATH}/inventory/:petId`, getInventoryItem(deps.getInventoryItem));
   router.post(
     `${API_BASE_PATH}/inventory/batch`,
@@ -174,5 +199,5 @@ export function addInventoryRoutes(
     readJsonBody(options.bodyLimitBytes),
     adjustInventory(deps.adjustStock, options.requireIfMatch),
   );
-  router.get(`${API_BASE_PATH}/inventory/:petId/changes`, listStockChanges(deps.listStockChanges));
+  router.get(`${API_BASE_PATH}/inventory/:petId/changes`, listStockChanges(deps.listStockChanges, deps.nameKeys));
 }

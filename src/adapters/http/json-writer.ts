@@ -1,4 +1,4 @@
-import type { InventoryColumns } from '../../application/ports/inventory-repository.js';
+import type { InventoryColumns, NamedInventoryItem } from '../../application/ports/inventory-repository.js';
 import { availableFrom, type InventoryItem } from '../../domain/inventory-item.js';
 import type { Order } from '../../domain/order.js';
 import type { Pet } from '../../domain/pet.js';
@@ -111,6 +111,18 @@ export function petJson(pet: Pet): string {
     `{"id":${pet.id},"name":${JSON.stringify(pet.name)},${category}` +
     `"photoUrls":${JSON.stringify(pet.photoUrls)},"tags":[${pet.tags.map(namedJson).join(',')}],` +
     `"status":"${pet.status}"}`
+  );
+}
+
+/**
+ * An entry with its pet's name and category (when it has one): an InventoryItem's fields, and the two
+ * the list's pages add (see docs/decisions.md, "Names in the list").
+ */
+export function namedItemJson(item: NamedInventoryItem): string {
+  const category = item.category === undefined ? '' : `,"category":${namedJson(item.category)}`;
+  return (
+    `{"petId":${idDigits(item.petId)},"name":${JSON.stringify(item.name)}${category}` +
+    entryTail(item.quantity, item.reserved, item.status)
   );
 }
 

@@ -1,6 +1,6 @@
 import { ORDER_STATUSES } from '../../domain/order.js';
 import { PET_STATUSES } from '../../domain/pet-status.js';
-import { CONTROL_CHARACTER_CLASS } from '../../domain/plain-text.js';
+import { PLAIN_TEXT_PATTERN } from '../../domain/plain-text.js';
 import { LIMIT_MAX } from '../../domain/plan.js';
 import { QUANTITY_MAX } from '../../domain/quantity.js';
 import { REASON_MAX, STOCK_CHANGE_KINDS } from '../../domain/stock-change.js';
@@ -27,50 +27,66 @@ export const REASON: JsonObject = {
   type: 'string',
   minLength: 1,
   maxLength: REASON_MAX,
-  pattern: `^[^${CONTROL_CHARACTER_CLASS}]*$`,
-  description: `Why the stock changes, kept in the history: 1 to ${REASON_MAX} characters, no control characters (bidirectional controls included).`,
+  pattern: PLAIN_TEXT_PATTERN,
+  description: `Why the stock changes, kept in the history: 1 to ${REASON_MAX} characters, no control characters: none of Unicode's Cc, Zl, Zp or Cf but ZWJ and ZWNJ (line separators, bidirectional controls, invisible and tag characters).`,
 };
 
 const ERROR_STATUSES = [...new Set(Object.values(ERROR_STATUS))].sort((a, b) => a - b);
 
+/** An entry of the list: the shape every client knows, and the base of the named one. */
+const INVENTORY_ITEM = {
+  type: 'object',
+  required: ['petId', 'quantity', 'reserved', 'available', 'status'],
+  additionalProperties: false,
+  description:
+    'quantity is the stock on hand; reserved and available (added in 1.2) say how much of it held ' +
+    'reservations set aside, and what is left.',
+  properties: {
+    petId: int64('Id of the pet the entry tracks; exact over the whole signed 64-bit range.'),
+    quantity: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: QUANTITY_MAX,
+      description: 'Current stock count.',
+    },
+    reserved: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: QUANTITY_MAX,
+      description:
+        'How much of the stock held reservations set aside, at the time of the answer: a reservation stops ' +
+        'counting the moment it expires.',
+    },
+    available: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: QUANTITY_MAX,
+      description: 'quantity - reserved: what can still be reserved or taken.',
+    },
+    status: { $ref: '#/components/schemas/PetStatus' },
+  },
+} satisfies JsonObject & { properties: JsonObject };
+
 /** The schemas, from the domain's own enums and limits so that the document cannot drift from them. */
 export const SCHEMAS: JsonObject = {
   PetStatus: { type: 'string', enum: [...PET_STATUSES], description: 'Where a pet stands in the store.' },
-  InventoryItem: {
-    type: 'object',
-    required: ['petId', 'quantity', 'reserved', 'available', 'status'],
-    additionalProperties: false,
+  InventoryItem: INVENTORY_ITEM,
+  NamedInventoryItem: {
+    ...INVENTORY_ITEM,
+    required: ['petId', 'name', 'quantity', 'reserved', 'available', 'status'],
     description:
-      'quantity is the stock on hand; reserved and available (added in 1.2) say how much of it held ' +
-      'reservations set aside, and what is left.',
+      'An entry of a page or a search of the list: an InventoryItem with what a person knows its pet by ' +
+      '(added in 1.3).',
     properties: {
-      petId: int64('Id of the pet the entry tracks; exact over the whole signed 64-bit range.'),
-      quantity: {
-        type: 'integer',
-        format: 'int32',
-        minimum: 0,
-        maximum: QUANTITY_MAX,
-        description: 'Current stock count.',
-      },
-      reserved: {
-        type: 'integer',
-        format: 'int32',
-        minimum: 0,
-        maximum: QUANTITY_MAX,
-        description:
-          'How much of the stock held reservations set aside, at the time of the answer: a reservation stops ' +
-          'counting the moment it expires.',
-      },
-      available: {
-        type: 'integer',
-        format: 'int32',
-        minimum: 0,
-        maximum: QUANTITY_MAX,
-        description: 'quantity - reserved: what can still be reserved or taken.',
-      },
-      status: { $ref: '#/components/schemas/PetStatus' },
+      ...INVENTORY_ITEM.properties,
+      name: { type: 'string', description: 'The pet’s name.' },
+      category: { $ref: '#/components/schemas/Category' },
     },
   },
+
   InventoryUpdate: {
     type: 'object',
     required: ['quantity'],
@@ -137,6 +153,7 @@ export const SCHEMAS: JsonObject = {
       'statusBefore',
       'statusAfter',
       'keyId',
+      'keyName',
       'at',
       'reason',
     ],
@@ -157,6 +174,12 @@ export const SCHEMAS: JsonObject = {
       statusBefore: { $ref: '#/components/schemas/PetStatus' },
       statusAfter: { $ref: '#/components/schemas/PetStatus' },
       keyId: { type: 'string', description: 'Id of the API key that made the change (never the key itself).' },
+      keyName: {
+        type: ['string', 'null'],
+        description:
+          'Name of the API key that made the change, as the key is named now (added in 1.3); null when it has ' +
+          'none, or is no longer stored.',
+      },
       at: { type: 'string', format: 'date-time', description: 'When, in RFC 3339 UTC with milliseconds.' },
       reason: { ...REASON, type: ['string', 'null'], description: 'Why, as the request said; null when it did not.' },
     },

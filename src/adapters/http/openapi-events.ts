@@ -18,14 +18,22 @@ export const listAllStockChanges: JsonObject = {
     'Every stock change of every pet, oldest first, each with its cursor. Pass the last cursor seen as ' +
     'after= to read on: a reader that does so never misses a change and never sees one twice, whatever ' +
     'the number of instances writing. Link rel="next" always names where to read on (after the last ' +
-    'change of this page, or where this page started when it is empty); poll it.',
+    'change of this page, or where this page started when it is empty); poll it. after=latest starts at ' +
+    'the head: it answers the changes committed since the head was read (mostly none), and its link names ' +
+    'where to read on, so a reader that only wants what happens from now on never reads the history.',
   parameters: [
     {
       name: 'after',
       in: 'query',
       required: false,
-      description: 'Only changes after the change with this cursor; every change when absent.',
-      schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,18})\\.(0|[1-9][0-9]{0,18})$', maxLength: 39 },
+      description:
+        'Only changes after the change with this cursor; latest: after the newest change (the head); every ' +
+        'change when absent.',
+      schema: {
+        type: 'string',
+        pattern: '^((0|[1-9][0-9]{0,18})\\.(0|[1-9][0-9]{0,18})|latest)$',
+        maxLength: 39,
+      },
     },
     {
       name: 'limit',
@@ -41,7 +49,9 @@ export const listAllStockChanges: JsonObject = {
       headers: [...LIMIT_HEADERS, 'Link.feed'],
       schema: { type: 'array', items: ref('schemas', 'FeedChange') },
     },
-    invalid_query: { description: 'invalid_query: after is not a cursor of this feed, or limit is not valid.' },
+    invalid_query: {
+      description: 'invalid_query: after is neither a cursor of this feed nor latest, or limit is not valid.',
+    },
     unauthorized: UNAUTHORIZED,
     rate_limited: TOO_MANY,
     internal_error: INTERNAL,

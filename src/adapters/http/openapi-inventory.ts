@@ -1,3 +1,4 @@
+import { PET_NAME_MAX } from '../../domain/pet.js';
 import type { JsonObject } from './openapi-components.js';
 import {
   BAD_PET_ID,
@@ -30,6 +31,15 @@ const int64Query = (name: string, description: string, minimum?: number): JsonOb
 });
 
 const ITEM = ref('schemas', 'InventoryItem');
+const NAMED_ITEM = ref('schemas', 'NamedInventoryItem');
+
+const SEARCH_PARAMETER: JsonObject = {
+  name: 'q',
+  in: 'query',
+  required: false,
+  description: 'Only pets whose name holds this text, letter case aside (Maple finds maple and MAPLEWOOD).',
+  schema: { type: 'string', minLength: 1, maxLength: PET_NAME_MAX },
+};
 
 export const listInventory: JsonObject = {
   operationId: 'listInventory',
@@ -42,7 +52,11 @@ export const listInventory: JsonObject = {
     'entries carries Link rel="next" when more may follow, and no ETag. status and maxAvailable narrow the ' +
     'list (both must hold) and combine with paging: the next link carries them. A filtered list without ' +
     'limit or after has a weak ETag of its own, which changes with the list and with the filter. A filtered ' +
-    'page reads the matching pets and few others, however large the store.',
+    'page reads the matching pets and few others, however large the store. The entries of a page (limit) ' +
+    "and of a search (q) carry the pet's name, and its category when it has one (added in 1.3): a page " +
+    'of the stock as a person reads it is one request. q finds pets by part of their name, letter case ' +
+    'aside, and combines with the filters and paging; a page of it reads the matching pets, not every ' +
+    'pet, for a text of three characters or more. GET /inventory.csv answers the same list as CSV.',
   parameters: [
     pageLimit(PAGE_LIMIT_MAX, 'At most this many entries.'),
     int64Query('after', 'Only entries whose petId is greater than this one.'),
@@ -62,19 +76,49 @@ export const listInventory: JsonObject = {
       description: 'Only entries whose available (quantity less reserved) is at or below this: low stock.',
       schema: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_AVAILABLE_MAX },
     },
+    SEARCH_PARAMETER,
     ref('parameters', 'IfNoneMatch'),
   ],
   responses: responses({
     ok: {
       description: 'The stock levels.',
       headers: [...LIMIT_HEADERS, 'ETag.list', 'Link.next'],
-      schema: { type: 'array', items: ITEM },
+      schema: { type: 'array', items: { anyOf: [NAMED_ITEM, ITEM] } },
     },
     not_modified: {
       description: 'The list is unchanged since the ETag that If-None-Match names; no body.',
       headers: [...LIMIT_HEADERS, 'ETag.list'],
     },
-    invalid_query: { description: 'invalid_query: limit, after, status or maxAvailable is not valid.' },
+    invalid_query: { description: 'invalid_query: limit, after, status, maxAvailable or q is not valid.' },
+    unauthorized: UNAUTHORIZED,
+    rate_limited: TOO_MANY,
+    internal_error: INTERNAL,
+    unavailable: UNAVAILABLE,
+  }),
+};
+
+export const exportInventory: JsonObject = {
+  operationId: 'exportInventory',
+  tags: ['inventory'],
+  summary: 'The stock list as CSV',
+  description:
+    'Every entry the filters select (status, maxAvailable, q, after; every page, limit aside), ordered by ' +
+    'petId, as CSV (RFC 4180, CRLF line ends, UTF-8) streamed as it is read, for a spreadsheet: a header ' +
+    'line, then petId, name, category (empty when none), quantity, reserved, available, status. A text ' +
+    'that a spreadsheet would run as a formula (it starts with =, +, -, @, a tab or a carriage return) ' +
+    'starts with an apostrophe.',
+  parameters: [
+    int64Query('after', 'Only entries whose petId is greater than this one.'),
+    ...(listInventory.parameters as JsonObject[]).filter((p) => p.name === 'status' || p.name === 'maxAvailable'),
+    SEARCH_PARAMETER,
+  ],
+  responses: responses({
+    ok: {
+      description: 'The stock levels as CSV.',
+      headers: LIMIT_HEADERS,
+      content: { 'text/csv; charset=utf-8': { schema: { type: 'string' } } },
+    },
+    invalid_query: { description: 'invalid_query: after, status, maxAvailable or q is not valid.' },
     unauthorized: UNAUTHORIZED,
     rate_limited: TOO_MANY,
     internal_error: INTERNAL,

@@ -11,6 +11,7 @@ import {
   TOO_MANY,
   UNAUTHORIZED,
   UNAVAILABLE,
+  WRITE_INTERNAL,
 } from './openapi-responses.js';
 
 /* The reservations: reserveInventory, getReservation, commitReservation and releaseReservation. */
@@ -76,7 +77,7 @@ const RESERVATION_ID_PARAMETER: JsonObject = {
 const COMMON = {
   unauthorized: UNAUTHORIZED,
   rate_limited: TOO_MANY,
-  internal_error: INTERNAL,
+  internal_error: WRITE_INTERNAL,
   unavailable: UNAVAILABLE,
 };
 
@@ -160,6 +161,7 @@ export const getReservation: JsonObject = {
     ok: { description: 'The reservation.', schema: RESERVATION },
     reservation_not_found: { description: NOT_FOUND.description },
     ...COMMON,
+    internal_error: INTERNAL,
   }),
 };
 

@@ -27,6 +27,8 @@ export interface ResponseSpec {
   readonly description: string;
   readonly headers?: readonly string[];
   readonly schema?: JsonObject;
+  /** The body's content by media type, when it is not JSON (`schema` is then unused). */
+  readonly content?: JsonObject;
 }
 
 /**
@@ -54,7 +56,7 @@ export function responses(specs: Responses, extraHeaders: readonly string[] = []
     out[String(status)] = {
       description: spec.description,
       headers,
-      content: key === 'ok' || key === 'created' ? jsonContent(spec.schema ?? {}) : ERROR_BODY,
+      content: key === 'ok' || key === 'created' ? (spec.content ?? jsonContent(spec.schema ?? {})) : ERROR_BODY,
     };
   }
   return out;
@@ -76,6 +78,14 @@ export const TOO_MANY: ResponseSpec = {
 };
 export const INTERNAL: ResponseSpec = {
   description: 'internal_error: the service failed; the message carries the request id to quote.',
+  headers: [],
+};
+/** INTERNAL for a write: the store may not know whether it was saved (a 500 too, never a 503). */
+export const WRITE_INTERNAL: ResponseSpec = {
+  description:
+    `${INTERNAL.description} outcome_unknown: the database's answer to the write's COMMIT was lost and how it ` +
+    'ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same ' +
+    'Idempotency-Key, which replays the write if it was saved.',
   headers: [],
 };
 export const UNAVAILABLE: ResponseSpec = {

@@ -2,7 +2,6 @@ import { QUANTITY_MAX } from '../../domain/quantity.js';
 import { type ErrorCode, statusOf } from './error-table.js';
 import { type JsonObject, REASON } from './openapi-components.js';
 import {
-  INTERNAL,
   jsonContent,
   LIMIT_HEADERS,
   PET_ID_PARAMETER,
@@ -12,6 +11,7 @@ import {
   TOO_MANY,
   UNAUTHORIZED,
   UNAVAILABLE,
+  WRITE_INTERNAL,
 } from './openapi-responses.js';
 import { BATCH_MAX } from './stock-request-schemas.js';
 
@@ -144,7 +144,7 @@ const writeAnswers = (bodyLimitBytes: number, bodyRule: string): Responses => ({
     description: 'precondition_required: the service is configured to require If-Match, and it is missing.',
   },
   rate_limited: TOO_MANY,
-  internal_error: INTERNAL,
+  internal_error: WRITE_INTERNAL,
   unavailable: UNAVAILABLE,
 });
 

@@ -3,7 +3,7 @@ import { DEFAULT_HOLD_LIMITS, type HoldLimits } from '../../domain/reservation.j
 import { statusOf } from './error-table.js';
 import { HEADERS, type JsonObject, PARAMETERS, SCHEMAS } from './openapi-components.js';
 import { EVENT_SCHEMAS, listAllStockChanges, WEBHOOKS } from './openapi-events.js';
-import { getInventoryItem, listInventory, listStockChanges } from './openapi-inventory.js';
+import { exportInventory, getInventoryItem, listInventory, listStockChanges } from './openapi-inventory.js';
 import { getRateLimit, KEY_SCHEMAS, withScopes } from './openapi-keys.js';
 import {
   commitReservation,
@@ -129,6 +129,7 @@ export function openApiDocument(
     ],
     paths: withScopes({
       '/inventory': { get: listInventory },
+      '/inventory.csv': { get: exportInventory },
       '/inventory/batch': { post: batchUpdateInventory(bodyLimitBytes) },
       '/inventory/changes': { get: listAllStockChanges },
       '/inventory/{petId}': { get: getInventoryItem, patch: updateInventory(bodyLimitBytes) },

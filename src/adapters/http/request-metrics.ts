@@ -19,6 +19,9 @@ export interface HttpMetrics {
   readonly exposition?: MetricsExposition;
 }
 
+/** The status label of a request whose client closed its connection before the answer was written (nginx's). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** The route label of a request that no route of the app matches, whatever its path. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -43,7 +46,7 @@ export function routeLabel(ctx: HttpContext, router: AppRouter): string {
 
 /**
  * Times every request from its arrival to the end of its response (a streamed list included) and
- * reports it with its method, route template and final status. Registered first, so that it sees the
+ * reports it with its method, route template and final status (499 when its client left first). Registered first, so that it sees the
  * status the error middleware settled on.
  */
 export function requestMetrics(observer: RequestObserver, router: AppRouter): HttpMiddleware {
@@ -51,7 +54,10 @@ export function requestMetrics(observer: RequestObserver, router: AppRouter): Ht
     const startedAt = performance.now();
     ctx.res.once('close', () => {
       const seconds = (performance.now() - startedAt) / 1000;
-      observer.observe(methodLabel(ctx.method), routeLabel(ctx, router), ctx.res.statusCode, seconds);
+      // A response closed before it was written out whole: the client left, and statusCode is only what
+      // the app had set by then (Koa's 404 until a handler settles). nginx labels it 499.
+      const status = ctx.res.writableFinished ? ctx.res.statusCode : CLIENT_CLOSED_REQUEST;
+      observer.observe(methodLabel(ctx.method), routeLabel(ctx, router), status, seconds);
     });
     return next();
   };

@@ -1,6 +1,7 @@
 import { LosslessNumber } from 'lossless-json';
 import * as v from 'valibot';
 import { integerOfDecimal } from '../../domain/decimal-integer.js';
+import { PET_NAME_MAX } from '../../domain/pet.js';
 import { type PetId, parsePetId } from '../../domain/pet-id.js';
 import { isPetStatus, PET_STATUSES, type PetStatus } from '../../domain/pet-status.js';
 import { isQuantity, QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
@@ -69,8 +70,18 @@ const MaxAvailableFilter = v.pipe(
   v.maxValue(MAX_AVAILABLE_MAX, MAX_AVAILABLE_MESSAGE),
 );
 
+/** The longest search: a pet's name is at most PET_NAME_MAX characters, so no longer text matches one. */
+const SEARCH_MESSAGE = `q must be part of a pet's name: 1 to ${PET_NAME_MAX} characters`;
+
+const SearchFilter = v.pipe(
+  v.string(SEARCH_MESSAGE),
+  v.minLength(1, SEARCH_MESSAGE),
+  v.maxLength(PET_NAME_MAX, SEARCH_MESSAGE),
+);
+
 const InventoryQuery = v.object({
   limit: v.optional(pageLimit(PAGE_LIMIT_MAX)),
+  q: v.optional(SearchFilter),
   after: v.optional(petIdSchema('after')),
   status: v.optional(StatusFilter),
   maxAvailable: v.optional(MaxAvailableFilter),
@@ -131,6 +142,8 @@ export interface InventoryPage {
   readonly after?: PetId;
   readonly statuses?: readonly PetStatus[];
   readonly maxAvailable?: number;
+  /** Part of a pet's name, letter case aside. */
+  readonly q?: string;
 }
 
 /** The list's query, or the message of a 400 `invalid_query` (a repeated parameter is invalid). */

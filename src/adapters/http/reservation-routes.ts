@@ -1,11 +1,10 @@
 import type Router from '@koa/router';
 import * as v from 'valibot';
 import type { GetReservation } from '../../application/use-cases/get-reservation.js';
-import type { ReserveStock } from '../../application/use-cases/reserve-stock.js';
+import type { ReserveResult, ReserveStock } from '../../application/use-cases/reserve-stock.js';
 import type { CommitReservation, ReleaseReservation } from '../../application/use-cases/settle-reservation.js';
 import { QUANTITY_MAX, type Quantity } from '../../domain/quantity.js';
 import { isTtlSeconds, TTL_MAX_SECONDS } from '../../domain/reservation.js';
-import type { ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { Result } from '../../domain/result.js';
 import { API_BASE_PATH } from './api-guard.js';
 import { versionTag } from './entity-tags.js';
@@ -52,7 +51,7 @@ const reservationPath = (id: string): string => `${API_BASE_PATH}/reservations/$
  * Answers what a reservation write decided, first time or replayed alike: the reservation (a new one
  * with 201 and its Location), or the refusal (a 412 with the entry's current ETag).
  */
-function sendReservationWrite(ctx: RouteContext, written: ReservationWriteResult, created: boolean): void {
+function sendReservationWrite(ctx: RouteContext, written: ReserveResult, created: boolean): void {
   if (written.ok) {
     const { reservation, replayed } = written.value;
     markReplay(ctx, replayed);

@@ -9,7 +9,7 @@ import { integerField, isJsonObject, parseBody, QuantityField } from './request-
 
 /* The bodies of the stock writes: PATCH, adjustments and batches, each field by the domain's rules. */
 
-const REASON_MESSAGE = `reason must be a string of 1 to ${REASON_MAX} characters without control characters (bidirectional controls included)`;
+const REASON_MESSAGE = `reason must be a string of 1 to ${REASON_MAX} characters without control characters (line separators, bidirectional controls, invisible and tag characters included)`;
 
 const ReasonField = v.pipe(v.string(REASON_MESSAGE), v.check(isReason, REASON_MESSAGE));
 

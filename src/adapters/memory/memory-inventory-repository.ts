@@ -1,5 +1,11 @@
 import type { Clock } from '../../application/ports/clock.js';
-import type { HoldQuery, InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
+import type {
+  HoldQuery,
+  InventoryQuery,
+  InventoryRepository,
+  NamedInventoryItem,
+  NamedInventoryQuery,
+} from '../../application/ports/inventory-repository.js';
 import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
@@ -86,6 +92,29 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
     if (max === undefined || stored.quantity <= max) return true;
     if (!this.store.holds.has(stored.pet.id)) return false;
     return stored.quantity - this.reservations.standing(stored.pet.id, nowMs).reserved <= max;
+  }
+
+  /**
+   * A walk of the ids in order, as the filters' (memory keeps no index of names either): a rare name
+   * reads every pet after `after`.
+   */
+  async listNamed(query: NamedInventoryQuery): Promise<readonly NamedInventoryItem[]> {
+    const text = query.nameContains?.toLowerCase();
+    const ids = this.store.sortedIds;
+    const nowMs = this.clock.nowMs();
+    const page: NamedInventoryItem[] = [];
+    for (
+      let index = this.store.firstIndexAfter(query.after);
+      index < ids.length && page.length < query.limit;
+      index += 1
+    ) {
+      const stored = this.store.pets.get(ids[index] as PetId) as StoredPet;
+      if (text !== undefined && !stored.pet.name.toLowerCase().includes(text)) continue;
+      if (!this.passes(stored, query, nowMs)) continue;
+      const { name, category } = stored.pet;
+      page.push({ ...this.itemOf(stored, nowMs), name, ...(category === undefined ? {} : { category }) });
+    }
+    return page;
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {

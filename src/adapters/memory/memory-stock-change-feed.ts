@@ -1,5 +1,5 @@
 import type { FeedEntry, StockChangeFeed } from '../../application/ports/stock-change-feed.js';
-import type { FeedPosition } from '../../domain/feed-cursor.js';
+import { FEED_START, type FeedPosition } from '../../domain/feed-cursor.js';
 import type { StockChange } from '../../domain/stock-change.js';
 import type { MemoryStore } from './memory-store.js';
 
@@ -18,5 +18,10 @@ export class MemoryStockChangeFeed implements StockChangeFeed {
     return this.store.changes
       .slice(start, start + limit)
       .map((change: StockChange) => ({ change, position: { txn: 0n, id: change.id } }));
+  }
+
+  async head(): Promise<FeedPosition> {
+    const newest = this.store.changes[this.store.changes.length - 1];
+    return newest === undefined ? FEED_START : { txn: 0n, id: newest.id };
   }
 }

@@ -6,7 +6,7 @@ import type {
   Settlement,
   WebhookStore,
 } from '../../application/ports/webhook-store.js';
-import { takeTurns } from '../../domain/delivery-turns.js';
+import { inFlightByHost, takeTurns, withinHostCap } from '../../domain/delivery-turns.js';
 import { deliveriesOf, type PlannedDelivery } from '../../domain/stock-event-json.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
 import type { MemoryStore } from './memory-store.js';
@@ -100,19 +100,24 @@ export class MemoryWebhookStore implements WebhookStore {
     max: number,
     leaseMs: number,
     perEndpoint = Number.MAX_SAFE_INTEGER,
+    perHost?: number,
   ): Promise<readonly LeasedDelivery[]> {
     const heads = new Set<string>();
     const inFlight = new Map<string, number>();
+    const leasedUrls: [string, number][] = [];
     const backingOff = new Set<string>();
     for (const d of this.deliveries) {
       if (d.state !== 'pending') continue;
-      if (d.leaseUntilMs > nowMs) inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
-      else if (d.attempts > 0 && d.nextAttemptMs > nowMs) backingOff.add(d.endpointId);
+      if (d.leaseUntilMs > nowMs) {
+        inFlight.set(d.endpointId, (inFlight.get(d.endpointId) ?? 0) + 1);
+        leasedUrls.push([(this.endpointsById.get(d.endpointId) as StoredEndpoint).endpoint.url, 1]);
+      } else if (d.attempts > 0 && d.nextAttemptMs > nowMs) backingOff.add(d.endpointId);
     }
     const due: Array<{
       delivery: StoredDelivery;
       stored: StoredEndpoint;
       endpointId: string;
+      url: string;
       endpointFailing: boolean;
     }> = [];
     for (const delivery of this.deliveries) {
@@ -127,11 +132,20 @@ export class MemoryWebhookStore implements WebhookStore {
         delivery,
         stored,
         endpointId: delivery.endpointId,
+        url: stored.endpoint.url,
         endpointFailing: stored.endpoint.failingSinceMs !== null,
       });
     }
     due.sort((a, b) => a.delivery.nextAttemptMs - b.delivery.nextAttemptMs || Number(a.delivery.seq - b.delivery.seq));
-    return takeTurns(due, { inFlight, perEndpoint, max }).map(({ delivery, stored }) => {
+    const turns =
+      perHost === undefined
+        ? takeTurns(due, { inFlight, perEndpoint, max })
+        : withinHostCap(takeTurns(due, { inFlight, perEndpoint, max: Number.MAX_SAFE_INTEGER }), {
+            inFlight: inFlightByHost(leasedUrls),
+            perHost,
+            max,
+          });
+    return turns.map(({ delivery, stored }) => {
       delivery.leaseUntilMs = nowMs + leaseMs;
       return {
         seq: delivery.seq,

@@ -2,8 +2,8 @@ import { AsyncResource } from 'node:async_hooks';
 import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
-import { type GroupOutcome, type GroupWrite, writeGroup } from './group-write.js';
-import { type PostgresDatabase, PostgresUnavailableError } from './postgres-database.js';
+import { CommitAnswerLost, type GroupOutcome, type GroupWrite, writeGroup } from './group-write.js';
+import { OutcomeUnknownError, type PostgresDatabase, PostgresUnavailableError } from './postgres-database.js';
 
 interface Waiting {
   readonly write: GroupWrite;
@@ -47,6 +47,11 @@ function settleAs<K extends GroupWrite['kind'], R>(
  * When a group fails (a statement threw: nothing of it was written), its writes are written again each
  * alone, as a group of one, so that none fails for another's sake; only when PostgreSQL cannot be
  * reached do they all fail with that.
+ *
+ * When the connection is lost after COMMIT was sent, the group may have been saved: its writes are
+ * answered as the commit log says, asked on another connection (saved: each its result; rolled back:
+ * `unavailable`, as any write PostgreSQL did not take), and `outcome_unknown` when it cannot be asked,
+ * never "not done" for a write that may be done.
  */
 export class GroupCommit {
   private queue: Waiting[] = [];
@@ -147,6 +152,10 @@ export class GroupCommit {
         ),
       );
     } catch (error) {
+      if (error instanceof CommitAnswerLost) {
+        await this.answerLost(group, error);
+        return;
+      }
       if (error instanceof PostgresUnavailableError || group.length === 1) {
         for (const waiting of group) waiting.reject(error);
         return;
@@ -156,6 +165,15 @@ export class GroupCommit {
     }
     group.forEach((waiting, index) => {
       waiting.settle(outcomes[index] as GroupOutcome);
+    });
+  }
+
+  private async answerLost(group: readonly Waiting[], lost: CommitAnswerLost): Promise<void> {
+    const end = await this.db.transactionEnd(lost.xactId);
+    group.forEach((waiting, index) => {
+      if (end === 'committed') waiting.settle(lost.outcomes[index] as GroupOutcome);
+      else if (end === 'aborted') waiting.reject(lost);
+      else waiting.reject(new OutcomeUnknownError({ cause: lost.cause }));
     });
   }
 }

@@ -120,6 +120,12 @@ export const GROUP_CHANGE_IDS = prepared(
 );
 
 /**
+ * The group's transaction id, read before its COMMIT is sent: should the answer to COMMIT be lost, the
+ * commit log says by this id whether the group was saved (see GroupCommit).
+ */
+export const GROUP_XACT_ID = prepared('group_xact_id', 'SELECT pg_current_xact_id()::text');
+
+/**
  * Applies every decision of the group, under the locks the reads took. Parameters, one array element a
  * written pet (its last state in the group): $1 ids, $2 versions as locked, $3 versions, $4 quantities,
  * $5 statuses, $6 held; one a stored reservation whose state the group moved off held (a commit, a

@@ -19,8 +19,9 @@ import {
   GROUP_READ_RESERVATIONS,
   GROUP_READ_ROWS,
   GROUP_WRITE,
+  GROUP_XACT_ID,
 } from './group-statements.js';
-import type { Transaction } from './postgres-database.js';
+import { PostgresUnavailableError, type Transaction } from './postgres-database.js';
 import { keyedReservationOfRow, type ReservationRow } from './postgres-reservation-statements.js';
 
 /** A write a group takes: a stock write (set, adjust, batch) or a reservation write (reserve, commit, release). */
@@ -115,7 +116,7 @@ async function readGroup(tx: Transaction, names: Names) {
   // through reservations in its lock and its read.
   const settles = names.settled.length > 0;
   // One round trip: each statement is sent at once, and each runs once the one before it has ended.
-  const [, locked, had, stored, rows, reservations, holds, changeIds] = await Promise.all([
+  const [, locked, had, stored, rows, reservations, holds, changeIds, [[xactId] = ['']]] = await Promise.all([
     keys.length === 0 ? none : tx.run(GROUP_LOCK_KEYS, [keys]),
     settles
       ? tx.rows<[bigint]>(GROUP_LOCK_ROWS, [names.pets, names.settled])
@@ -128,6 +129,7 @@ async function readGroup(tx: Transaction, names: Names) {
     settles ? tx.rows<ReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]) : none,
     keys.length === 0 ? none : tx.rows<KeyHoldsRead>(GROUP_KEY_HOLDS, [keys, names.earliestReserve, names.latest]),
     names.changes === 0 ? none : tx.rows<[bigint]>(GROUP_CHANGE_IDS, [names.changes]),
+    tx.rows<[string]>(GROUP_XACT_ID),
   ]);
   const lockedIds = new Set(locked.map(([id]) => id));
   const pets = new Map<bigint, PetState>();
@@ -157,7 +159,7 @@ async function readGroup(tx: Transaction, names: Names) {
     names.latest,
     changeIds.map(([id]) => id),
   );
-  return { state, had, stored };
+  return { state, had, stored, xactId };
 }
 
 /** What the store found of each write's claim, in the group's order. */
@@ -201,13 +203,31 @@ async function applyGroup(tx: Transaction, state: GroupState): Promise<void> {
 }
 
 /**
+ * Thrown when a group's connection was lost while its COMMIT was sent or answered: the group may be
+ * saved or not. It carries what GroupCommit needs to find out (the transaction's id) and to answer each
+ * write should the group be saved (the outcomes decided). Still a PostgresUnavailableError: the server
+ * could not be heard, and a group that did not commit is answered as such.
+ */
+export class CommitAnswerLost extends PostgresUnavailableError {
+  constructor(
+    readonly xactId: string,
+    readonly outcomes: readonly GroupOutcome[],
+    options: { readonly cause: unknown },
+  ) {
+    super(options);
+    this.name = 'CommitAnswerLost';
+  }
+}
+
+/**
  * Does a group of writes in the transaction `tx`, in two round trips: the locks and the reads (keys,
  * rows, reservations, claims, change ids), then the one statement that applies every decision, with
  * COMMIT. Each write is decided by the core alone, in the group's order, on what the writes before it
- * in the group left. Throws when a statement fails: then nothing of the group is written.
+ * in the group left. Throws when a statement fails: then nothing of the group is written; and
+ * CommitAnswerLost when the connection was lost in the last round trip, when nobody knows yet.
  */
 export async function writeGroup(tx: Transaction, writes: readonly GroupWrite[]): Promise<GroupOutcome[]> {
-  const { state, had, stored } = await readGroup(tx, namesOf(writes));
+  const { state, had, stored, xactId } = await readGroup(tx, namesOf(writes));
   const claims = claimsFound(writes, had, stored);
   const outcomes = writes.map((write, index): GroupOutcome => {
     try {
@@ -218,7 +238,12 @@ export async function writeGroup(tx: Transaction, writes: readonly GroupWrite[])
       return { ok: false, error };
     }
   });
-  await applyGroup(tx, state);
+  try {
+    await applyGroup(tx, state);
+  } catch (error) {
+    if (error instanceof PostgresUnavailableError) throw new CommitAnswerLost(xactId, outcomes, { cause: error.cause });
+    throw error;
+  }
   return outcomes;
 }
 

@@ -30,6 +30,28 @@ export class PostgresUnavailableError extends Error {
 }
 
 /**
+ * Thrown when a write's COMMIT was sent but its answer was lost, and whether it committed could not be
+ * learnt in time (PostgreSQL unreachable from another connection as well): the write may be saved or
+ * not. Unlike `unavailable` ("not done, retry"), a client should read before writing again, or retry
+ * under the same Idempotency-Key, which replays the write if it was saved.
+ */
+export class OutcomeUnknownError extends Error {
+  readonly code = 'outcome_unknown';
+
+  constructor(options: { readonly cause: unknown }) {
+    super('the answer to COMMIT was lost and how the transaction ended could not be learnt', options);
+    this.name = 'OutcomeUnknownError';
+  }
+}
+
+/** How a transaction ended, as PostgreSQL's commit log tells it. */
+export type TransactionEnd = 'committed' | 'aborted';
+
+/** The first wait before asking again how a transaction ended, and the longest. */
+const END_POLL_FIRST_MS = 50;
+const END_POLL_MAX_MS = 1_000;
+
+/**
  * SQLSTATE classes that mean the server cannot serve now, not that the statement is wrong: 08
  * connection exception, 53 insufficient resources (too many connections), 57 operator intervention
  * (shutdown, restart, statement timeout), 58 system error; and 25006, a read-only transaction, which is
@@ -158,20 +180,25 @@ export class PostgresDatabase implements Queryable {
   private readonly direct: Queryable;
   private up = true;
   private probe: NodeJS.Timeout | undefined;
+  /** How long a transaction whose connection went silent may stay open on the server (see the pool). */
+  private readonly idleInTransactionMs: number;
+  private readonly connectTimeoutMs: number;
   private readonly onHealthChange: (healthy: boolean, cause?: unknown) => void;
 
   constructor(options: PostgresOptions) {
     this.onHealthChange = options.onHealthChange ?? (() => {});
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 2_000;
     const statementTimeoutMs = options.statementTimeoutMs ?? 5_000;
+    this.idleInTransactionMs = statementTimeoutMs * 2;
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
+      connectionTimeoutMillis: this.connectTimeoutMs,
       statement_timeout: statementTimeoutMs,
       // A server that stops answering at all never cancels anything: the client stops waiting too.
       query_timeout: statementTimeoutMs + 1_000,
       // A process that stalls inside a transaction must not hold its row locks for long.
-      idle_in_transaction_session_timeout: statementTimeoutMs * 2,
+      idle_in_transaction_session_timeout: this.idleInTransactionMs,
       keepAlive: true,
       // Statements are sent without waiting for the answers before them: a transaction's statements
       // that do not depend on one another share a round trip (see PostgresInventoryRepository.write).
@@ -215,6 +242,27 @@ export class PostgresDatabase implements Queryable {
     } catch (error) {
       if (error instanceof Refusal) return error.reason as E;
       throw error;
+    }
+  }
+
+  /**
+   * How the transaction `xactId` (its `pg_current_xact_id()`) ended, asked on another connection; or
+   * `undefined` when that cannot be learnt in time. A transaction whose connection was lost stays in
+   * progress until its server notices: at once when the socket closed, after the idle-in-transaction
+   * timeout when the network went silent (then it is rolled back), or after a restart (an xid in
+   * progress at a crash reads aborted). So it is asked again, backing off, for that timeout and a
+   * connection timeout more; a server still unreachable by then leaves the answer unknown.
+   */
+  async transactionEnd(xactId: string): Promise<TransactionEnd | undefined> {
+    const deadline = Date.now() + this.idleInTransactionMs + this.connectTimeoutMs;
+    for (let waitMs = END_POLL_FIRST_MS; ; waitMs = Math.min(waitMs * 2, END_POLL_MAX_MS)) {
+      const status = await this.direct.rows<[string | null]>('SELECT pg_xact_status($1::xid8)', [xactId]).then(
+        ([row]) => row?.[0],
+        () => undefined,
+      );
+      if (status === 'committed' || status === 'aborted') return status;
+      if (Date.now() + waitMs > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
 

@@ -1,5 +1,11 @@
 import type { Clock } from '../../application/ports/clock.js';
-import type { HoldQuery, InventoryQuery, InventoryRepository } from '../../application/ports/inventory-repository.js';
+import type {
+  HoldQuery,
+  InventoryQuery,
+  InventoryRepository,
+  NamedInventoryItem,
+  NamedInventoryQuery,
+} from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { PetStatus } from '../../domain/pet-status.js';
@@ -13,6 +19,7 @@ import { expireGroup } from './group-write.js';
 import { type PostgresDatabase, prepared } from './postgres-database.js';
 import { filteredPage } from './postgres-filtered-pages.js';
 import { listHoldsIn, nextHolderIn } from './postgres-hold-statements.js';
+import { namedItems, pageQuery, searchedPage } from './postgres-named-pages.js';
 import {
   type EntryRow,
   entryOfRow,
@@ -97,6 +104,14 @@ export class PostgresInventoryRepository implements InventoryRepository {
       yield chunk;
       if (rows.length < size) return;
     }
+  }
+
+  /** Without a name, the list's own page (and its filters' statements), then the page's names. */
+  async listNamed(query: NamedInventoryQuery): Promise<readonly NamedInventoryItem[]> {
+    if (query.nameContains !== undefined) return searchedPage(this.db, query, this.clock.nowMs());
+    const items: InventoryItem[] = [];
+    for await (const chunk of this.list(pageQuery(query))) items.push(...chunk);
+    return namedItems(this.db, items);
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {

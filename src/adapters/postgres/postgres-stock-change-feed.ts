@@ -1,5 +1,5 @@
 import type { FeedEntry, StockChangeFeed } from '../../application/ports/stock-change-feed.js';
-import type { FeedPosition } from '../../domain/feed-cursor.js';
+import { FEED_START, type FeedPosition } from '../../domain/feed-cursor.js';
 import { stockLevel } from '../../domain/inventory-item.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
@@ -26,6 +26,15 @@ const FEED_PAGE = prepared(
 // finds it; a forged txn for a real id does not match).
 const HELD = prepared('feed_position_held', 'SELECT 1 FROM stock_changes WHERE id = $2 AND txid = $1');
 
+// The newest change the feed serves now (FEED_PAGE's visibility rule), by the (txid, id) index read
+// backwards: a transaction that commits later has a txid at or above that xmin, so its changes come after.
+const HEAD = prepared(
+  'feed_head',
+  `SELECT txid, id FROM stock_changes
+   WHERE txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+   ORDER BY txid DESC, id DESC LIMIT 1`,
+);
+
 /** The feed of a PostgreSQL database, shared by every instance. */
 export class PostgresStockChangeFeed implements StockChangeFeed {
   constructor(private readonly db: PostgresDatabase) {}
@@ -35,6 +44,11 @@ export class PostgresStockChangeFeed implements StockChangeFeed {
     if (!start && (await this.db.rows(HELD, [after.txn, after.id])).length === 0) return undefined;
     const rows = await this.db.rows<FeedRow>(FEED_PAGE, [after.txn, after.id, limit]);
     return rows.map(([txid, ...row]) => ({ change: changeOfRow(row), position: { txn: txid, id: row[1] } }));
+  }
+
+  async head(): Promise<FeedPosition> {
+    const [row] = await this.db.rows<[bigint, bigint]>(HEAD, []);
+    return row === undefined ? FEED_START : { txn: row[0], id: row[1] };
   }
 }
 

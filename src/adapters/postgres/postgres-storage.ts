@@ -1,6 +1,7 @@
 import type { Clock } from '../../application/ports/clock.js';
 import type { StoragePorts } from '../../application/ports/storage-ports.js';
 import { wallClock } from '../web/wall-clock.js';
+import { describeUrl } from './database-location.js';
 import { migrate } from './migrations.js';
 import { PostgresApiKeyStore } from './postgres-api-key-store.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
@@ -21,15 +22,7 @@ export interface PostgresStorage extends StoragePorts {
   close(): Promise<void>;
 }
 
-/** The URL without its password, for messages and logs. */
-export function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
-  } catch {
-    return 'the configured database';
-  }
-}
+export { describeUrl } from './database-location.js';
 
 /** How often the health probe asks the server while nothing else does. */
 const PROBE_INTERVAL_MS = 1_000;

@@ -12,12 +12,15 @@ import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
   attemptOfRow,
+  chooseLeased,
   ENDPOINT_COLUMNS,
   type EndpointRow,
   endpointOfRow,
   fairDueHeads,
   LEASE_COLUMNS,
   type LeaseRow,
+  leaseCandidates,
+  leasedByUrl,
   leasedOfRow,
   stateAfter,
 } from '../sql/webhook-columns.js';
@@ -130,15 +133,25 @@ export class PostgresWebhookStore implements WebhookStore {
     max: number,
     leaseMs: number,
     perEndpoint = Number.MAX_SAFE_INTEGER,
+    perHost?: number,
   ): Promise<readonly LeasedDelivery[]> {
     const leaseUntilMs = nowMs + leaseMs;
     return this.db.transaction(async (tx) => {
-      const rows = await tx.rows<LeaseRow>(
-        `SELECT ${LEASE_COLUMNS} ${fairDueHeads('$1', '$3')} LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
-        [nowMs, max, perEndpoint],
+      const [rows, byUrl] = await Promise.all([
+        tx.rows<LeaseRow>(`SELECT ${LEASE_COLUMNS} ${fairDueHeads('$1', '$3')} LIMIT $2 FOR UPDATE OF d SKIP LOCKED`, [
+          nowMs,
+          leaseCandidates(max, perHost),
+          perEndpoint,
+        ]),
+        perHost === undefined ? Promise.resolve([]) : tx.rows<[string, bigint]>(leasedByUrl('$1'), [nowMs]),
+      ]);
+      const leased = chooseLeased(
+        rows.map((row) => leasedOfRow(row, leaseUntilMs)),
+        max,
+        perHost,
+        byUrl,
       );
-      if (rows.length === 0) return [];
-      const leased = rows.map((row) => leasedOfRow(row, leaseUntilMs));
+      if (leased.length === 0) return [];
       await tx.run('UPDATE webhook_deliveries SET lease_until_ms = $1 WHERE seq = ANY($2::bigint[])', [
         leaseUntilMs,
         `{${leased.map((d) => d.seq).join(',')}}`,

@@ -1,4 +1,5 @@
 import type { DeliveryAttempt, LeasedDelivery } from '../../application/ports/webhook-store.js';
+import { inFlightByHost, withinHostCap } from '../../domain/delivery-turns.js';
 import { type StockEventType, stockEventTypeOf } from '../../domain/stock-event.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoint.js';
 
@@ -90,6 +91,38 @@ export const attemptOfRow = (row: AttemptRow): DeliveryAttempt => ({
 /** The state a settled delivery is left in. */
 export const stateAfter = (delivered: boolean, nextAttemptMs: number | null): 'delivered' | 'failed' | 'pending' =>
   delivered ? 'delivered' : nextAttemptMs === null ? 'failed' : 'pending';
+
+/**
+ * The deliveries leased and not yet settled, counted by their endpoint's URL, for the cap per host
+ * (`inFlightByHost`). `now` is the placeholder of the time.
+ */
+export const leasedByUrl = (now: string): string =>
+  `SELECT e.url, count(*) FROM webhook_deliveries l JOIN webhook_endpoints e ON e.id = l.endpoint_id
+   WHERE l.state = 'pending' AND l.lease_until_ms > ${now} GROUP BY e.url`;
+
+/**
+ * How many due deliveries a lease reads to choose from: `max`, or, with a cap per host, 1,000 more, so
+ * that the deliveries of a host at its cap (skipped) leave room for the others'. Past those, a round
+ * leases fewer, and the next round goes on.
+ */
+export const leaseCandidates = (max: number, perHost: number | undefined): number =>
+  perHost === undefined ? max : max + 1_000;
+
+/**
+ * The deliveries a lease takes from its candidates (in the lease's order, see `fairDueHeads`): all of
+ * them, or with `perHost` the first `max` within the cap per host (`withinHostCap`), counted with the
+ * deliveries leased earlier (`leased`, by URL, see `leasedByUrl`).
+ */
+export function chooseLeased(
+  candidates: readonly LeasedDelivery[],
+  max: number,
+  perHost: number | undefined,
+  leased: readonly (readonly [url: string, count: Whole])[],
+): LeasedDelivery[] {
+  if (perHost === undefined) return [...candidates];
+  const inFlight = inFlightByHost(leased.map(([url, count]) => [url, Number(count)] as const));
+  return withinHostCap(candidates, { inFlight, perHost, max });
+}
 
 /**
  * The deliveries a lease may take, in the order it takes them (see `WebhookStore.lease` and

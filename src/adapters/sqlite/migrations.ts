@@ -223,6 +223,21 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX reservations_held_by_key ON reservations (actor, expires_at_ms) WHERE state = 'held';
   `,
+  // 12: the search by part of a name (see named-inventory-pages.ts): an FTS5 index of every name's
+  // trigrams, case folded, over `pets` itself (external content: the names are not stored twice), kept
+  // by triggers. A stock write changes no name, so it fires none of them.
+  `
+  CREATE VIRTUAL TABLE pet_names USING fts5(name, content = 'pets', content_rowid = 'id', tokenize = 'trigram');
+  INSERT INTO pet_names (pet_names) VALUES ('rebuild');
+  CREATE TRIGGER pet_names_added AFTER INSERT ON pets
+    BEGIN INSERT INTO pet_names (rowid, name) VALUES (new.id, new.name); END;
+  CREATE TRIGGER pet_names_renamed AFTER UPDATE OF name ON pets BEGIN
+    INSERT INTO pet_names (pet_names, rowid, name) VALUES ('delete', old.id, old.name);
+    INSERT INTO pet_names (rowid, name) VALUES (new.id, new.name);
+  END;
+  CREATE TRIGGER pet_names_removed AFTER DELETE ON pets
+    BEGIN INSERT INTO pet_names (pet_names, rowid, name) VALUES ('delete', old.id, old.name); END;
+  `,
 ];
 
 /**

@@ -6,6 +6,8 @@ import type {
   InventoryColumns,
   InventoryQuery,
   InventoryRepository,
+  NamedInventoryItem,
+  NamedInventoryQuery,
 } from '../../application/ports/inventory-repository.js';
 import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
@@ -20,6 +22,7 @@ import type { CommandQueue } from './command-queue.js';
 import { type EntryRow, entryOfRow } from './entry-row.js';
 import { FilteredInventoryPages, isFiltered, type PageShape } from './filtered-inventory-pages.js';
 import { type HoldStatements, holdStatements } from './hold-statements.js';
+import { NamedInventoryPages } from './named-inventory-pages.js';
 import { RESERVATION_COLUMNS, reservationOfRow } from './reservation-statements.js';
 import type { StoreRevision } from './store-revision.js';
 
@@ -186,6 +189,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly lapsedPets: Statement<[number, number], bigint>;
   private readonly filteredRows: FilteredInventoryPages<StockRow>;
   private readonly filteredColumns: FilteredInventoryPages<ColumnsRow>;
+  private readonly named: NamedInventoryPages;
   /** The lapse read at the last stamp: it holds while the revision stays and no other hold lapses. */
   private lastLapse: { readonly revision: string; readonly count: bigint; readonly untilMs: number } | undefined;
 
@@ -203,6 +207,7 @@ export class SqliteInventoryRepository implements InventoryRepository {
     const columns = `id, quantity, status, ${RESERVED} AS reserved`;
     this.filteredRows = new FilteredInventoryPages(db, columns, RESERVED, ROWS);
     this.filteredColumns = new FilteredInventoryPages(db, columns, RESERVED, COLUMNS);
+    this.named = new NamedInventoryPages(db, RESERVED);
     this.firstPage = db.prepare<[PageQuery], StockRow>(`SELECT ${columns} FROM pets ORDER BY id LIMIT @size`).raw();
     this.nextPage = db
       .prepare<[NextPageQuery], StockRow>(`SELECT ${columns} FROM pets WHERE id > @after ORDER BY id LIMIT @size`)
@@ -282,6 +287,10 @@ export class SqliteInventoryRepository implements InventoryRepository {
       const chunk = columnsOf(rows);
       return chunk === undefined ? undefined : { chunk, count: chunk.petIds.length, last: chunk.last };
     });
+  }
+
+  async listNamed(query: NamedInventoryQuery): Promise<readonly NamedInventoryItem[]> {
+    return this.named.page(query, this.clock.nowMs());
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {

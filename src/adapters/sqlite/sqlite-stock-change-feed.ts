@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { FeedEntry, StockChangeFeed } from '../../application/ports/stock-change-feed.js';
-import type { FeedPosition } from '../../domain/feed-cursor.js';
+import { FEED_START, type FeedPosition } from '../../domain/feed-cursor.js';
 import { stockLevel } from '../../domain/inventory-item.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
@@ -17,6 +17,7 @@ export type FeedRow = readonly [petId: bigint, ...ChangeRow];
 export class SqliteStockChangeFeed implements StockChangeFeed {
   private readonly page: Statement<[bigint, number], FeedRow>;
   private readonly held: Statement<[bigint], number>;
+  private readonly newest: Statement<[], bigint | null>;
 
   constructor(db: Database) {
     this.page = db
@@ -25,6 +26,7 @@ export class SqliteStockChangeFeed implements StockChangeFeed {
       )
       .raw();
     this.held = db.prepare<[bigint], number>('SELECT 1 FROM stock_changes WHERE seq = ?').pluck();
+    this.newest = db.prepare<[], bigint | null>('SELECT max(seq) FROM stock_changes').pluck();
   }
 
   async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[] | undefined> {
@@ -33,6 +35,12 @@ export class SqliteStockChangeFeed implements StockChangeFeed {
     return this.page
       .all(after.id, limit)
       .map((row) => ({ change: changeOfRow(row), position: { txn: 0n, id: row[1] } }));
+  }
+
+  /** The largest seq: every change below it committed before it did (see the class). */
+  async head(): Promise<FeedPosition> {
+    const seq = this.newest.get();
+    return seq === null || seq === undefined ? FEED_START : { txn: 0n, id: seq };
   }
 }
 

@@ -13,12 +13,15 @@ import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
   attemptOfRow,
+  chooseLeased,
   ENDPOINT_COLUMNS,
   type EndpointRow,
   endpointOfRow,
   fairDueHeads,
   LEASE_COLUMNS,
   type LeaseRow,
+  leaseCandidates,
+  leasedByUrl,
   leasedOfRow,
   stateAfter,
 } from '../sql/webhook-columns.js';
@@ -39,7 +42,7 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly recentAttempts: Statement<[string, number], AttemptRow>;
   private readonly routeNow: Transaction<(max: number) => number>;
   private readonly leaseNow: Transaction<
-    (nowMs: number, max: number, leaseMs: number, perEndpoint: number) => LeasedDelivery[]
+    (nowMs: number, max: number, leaseMs: number, perEndpoint: number, perHost: number | undefined) => LeasedDelivery[]
   >;
   private readonly settleNow: Transaction<(delivery: LeasedDelivery, settlement: Settlement) => void>;
   private readonly depth: Statement<[], [bigint, bigint | null]>;
@@ -122,16 +125,25 @@ export class SqliteWebhookStore implements WebhookStore {
 
   private leasing(
     db: Database,
-  ): Transaction<(nowMs: number, max: number, leaseMs: number, perEndpoint: number) => LeasedDelivery[]> {
+  ): Transaction<
+    (nowMs: number, max: number, leaseMs: number, perEndpoint: number, perHost: number | undefined) => LeasedDelivery[]
+  > {
     const due = db
       .prepare<[{ now: number; max: number; per: number }], LeaseRow>(
         `SELECT ${LEASE_COLUMNS} ${fairDueHeads('$now', '$per')} LIMIT $max`,
       )
       .raw();
+    const byUrl = db.prepare<[{ now: number }], [string, number | bigint]>(leasedByUrl('$now')).raw();
     const take = db.prepare<[number, bigint]>('UPDATE webhook_deliveries SET lease_until_ms = ? WHERE seq = ?');
-    return db.transaction((nowMs: number, max: number, leaseMs: number, perEndpoint: number) =>
-      due.all({ now: nowMs, max, per: perEndpoint }).map((row) => {
-        const leased = leasedOfRow(row, nowMs + leaseMs);
+    return db.transaction((nowMs: number, max: number, leaseMs: number, perEndpoint: number, perHost?: number) =>
+      chooseLeased(
+        due
+          .all({ now: nowMs, max: leaseCandidates(max, perHost), per: perEndpoint })
+          .map((row) => leasedOfRow(row, nowMs + leaseMs)),
+        max,
+        perHost,
+        perHost === undefined ? [] : byUrl.all({ now: nowMs }),
+      ).map((leased) => {
         take.run(leased.leaseUntilMs, leased.seq);
         return leased;
       }),
@@ -193,8 +205,11 @@ export class SqliteWebhookStore implements WebhookStore {
     max: number,
     leaseMs: number,
     perEndpoint = Number.MAX_SAFE_INTEGER,
+    perHost?: number,
   ): Promise<readonly LeasedDelivery[]> {
-    return this.anyPending.get() === undefined ? [] : this.leaseNow.immediate(nowMs, max, leaseMs, perEndpoint);
+    return this.anyPending.get() === undefined
+      ? []
+      : this.leaseNow.immediate(nowMs, max, leaseMs, perEndpoint, perHost);
   }
 
   async settle(delivery: LeasedDelivery, settlement: Settlement): Promise<void> {

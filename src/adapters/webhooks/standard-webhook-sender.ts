@@ -1,33 +1,39 @@
-import { lookup } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookAnswer, WebhookMessage, WebhookSender } from '../../application/ports/webhook-delivery.js';
-import { forbiddenAddress, hostOf } from './webhook-url-policy.js';
+import { forbiddenAddress, hostOf, type Resolve, resolveAll } from './webhook-url-policy.js';
 
 /** An attempt is given up after this long without a status line: the Standard Webhooks norm. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
 /**
- * Checks each address the connection resolves, as it connects: a name that resolved to a public
- * address at registration may point inside the network later (DNS rebinding).
+ * The lookup of an attempt's connection: the connection goes to the addresses this answers and no
+ * other, so checking them here checks the address connected to. A name that resolved to a public
+ * address at registration may point inside the network later (DNS rebinding); with `guard`, a name
+ * with any forbidden address fails the attempt before anything is sent.
  */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error !== null) return callback(error, '', 4);
-    const list = addresses as unknown as { address: string; family: number }[];
-    for (const { address } of list) {
-      const problem = forbiddenAddress(address);
-      if (problem !== undefined) return callback(new Error(`${hostname} resolves to ${problem}`), '', 4);
-    }
-    if (options.all === true) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
-    const [first] = list;
-    if (first === undefined) return callback(new Error(`${hostname} has no address`), '', 4);
-    return callback(null, first.address, first.family);
-  });
-};
+const lookupThrough =
+  (resolve: Resolve, guard: boolean): LookupFunction =>
+  (hostname, options, callback) => {
+    const fail = (error: Error): void => callback(error, '', 4);
+    resolve(hostname).then((addresses) => {
+      for (const address of guard ? addresses : []) {
+        const problem = forbiddenAddress(address);
+        if (problem !== undefined) return fail(new Error(`${hostname} resolves to ${problem}`));
+      }
+      const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
+      const list = addresses
+        .map((address) => ({ address, family: isIP(address) }))
+        .filter((entry) => wanted === undefined || entry.family === wanted);
+      if (options.all === true) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+      const [first] = list;
+      if (first === undefined) return fail(new Error(`${hostname} has no address`));
+      return callback(null, first.address, first.family);
+    }, fail);
+  };
 
 /**
  * Sends webhooks signed per the Standard Webhooks specification with the `standardwebhooks` package:
@@ -36,9 +42,18 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
  * failure: it could lead inside the network), and the status line is all it waits for.
  */
 export class StandardWebhookSender implements WebhookSender {
+  private readonly lookup: LookupFunction;
+
   constructor(
-    private readonly options: { readonly allowPrivate: boolean; readonly timeoutMs?: number } = { allowPrivate: false },
-  ) {}
+    private readonly options: {
+      readonly allowPrivate: boolean;
+      readonly timeoutMs?: number;
+      /** How a receiver's name is resolved; the system's resolver by default (tests answer from a table). */
+      readonly resolve?: Resolve;
+    } = { allowPrivate: false },
+  ) {
+    this.lookup = lookupThrough(options.resolve ?? resolveAll, !options.allowPrivate);
+  }
 
   send(message: WebhookMessage): Promise<WebhookAnswer> {
     const url = new URL(message.url);
@@ -71,7 +86,7 @@ export class StandardWebhookSender implements WebhookSender {
           method: 'POST',
           headers,
           agent: false,
-          ...(this.options.allowPrivate ? {} : { lookup: guardedLookup }),
+          lookup: this.lookup,
         },
         (res) => {
           answer({ status: res.statusCode ?? null, error: null });

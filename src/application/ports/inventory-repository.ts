@@ -21,6 +21,23 @@ export interface InventoryQuery {
   readonly maxAvailable?: number;
 }
 
+/** What a page of named entries asks for: a list's filters, a page's size, and part of a name. */
+export interface NamedInventoryQuery extends InventoryQuery {
+  readonly limit: number;
+  /**
+   * Only pets whose name holds this text, letter case aside (as JavaScript's toLowerCase folds it), at
+   * least one character; every pet when absent. A store answers a page of it without reading every pet
+   * when the text is three characters or more.
+   */
+  readonly nameContains?: string;
+}
+
+/** An entry with what a person knows its pet by: its name, and its category when it has one. */
+export interface NamedInventoryItem extends InventoryItem {
+  readonly name: string;
+  readonly category?: { readonly id: bigint; readonly name: string };
+}
+
 /**
  * A chunk of a list as columns: entry i of the chunk is `petIds[i]`, `quantities[i]`, `reserved[i]` and
  * `statuses[i]`, values as an InventoryItem holds them. It is what a store whose rows are cheapest to
@@ -74,6 +91,12 @@ export interface InventoryRepository {
    * has it, from `list` otherwise. A stored entry that is no valid InventoryItem fails the listing.
    */
   listColumns?(query?: InventoryQuery): AsyncIterable<InventoryColumns>;
+
+  /**
+   * One page of the entries `query` matches (its filters, and part of the name), ordered by petId
+   * ascending, each with its pet's name and category: what a person browsing the stock reads.
+   */
+  listNamed(query: NamedInventoryQuery): Promise<readonly NamedInventoryItem[]>;
 
   /** One entry with its version, or `undefined` when no pet has that id. */
   get(petId: PetId): Promise<InventoryEntry | undefined>;

@@ -19,4 +19,11 @@ export interface StockChangeFeed {
    * from it could skip changes or list none for ever (see docs/decisions.md, "Feed cursors").
    */
   changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[] | undefined>;
+
+  /**
+   * The feed's head: the position of its newest change a reader may take now (FEED_START when none), so
+   * that a reader who only wants what happens from now on reads after it, without the history. A change
+   * that commits later comes after it.
+   */
+  head(): Promise<FeedPosition>;
 }

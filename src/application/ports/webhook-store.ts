@@ -92,10 +92,18 @@ export interface WebhookStore {
    * An endpoint backs off as one: while one of its deliveries waits for the retry of a failed attempt,
    * none of its others is leased either. Of the rest, the endpoints take turns as `takeTurns` says
    * (oldest due first within an endpoint), none past `perEndpoint` deliveries leased at once (those
-   * still leased from earlier rounds counted; no bound when absent). Instances that lease at the same
-   * moment may each take up to that bound.
+   * still leased from earlier rounds counted; no bound when absent). Of those, none past `perHost`
+   * deliveries to one host (`destinationHost`) leased at once, over all of its endpoints
+   * (`withinHostCap`; no bound when absent). Instances that lease at the same moment may each take up to
+   * those bounds.
    */
-  lease(nowMs: number, max: number, leaseMs: number, perEndpoint?: number): Promise<readonly LeasedDelivery[]>;
+  lease(
+    nowMs: number,
+    max: number,
+    leaseMs: number,
+    perEndpoint?: number,
+    perHost?: number,
+  ): Promise<readonly LeasedDelivery[]>;
   /** Records an attempt; nothing when the lease was lost meanwhile (another instance took the delivery). */
   settle(delivery: LeasedDelivery, settlement: Settlement): Promise<void>;
   /**

@@ -14,14 +14,20 @@ export interface DeliveryOptions {
   readonly routeBatch: number;
   /** How many deliveries of one endpoint may be leased at once (see `WebhookStore.lease`). */
   readonly perEndpoint: number;
+  /** How many deliveries to one host (`destinationHost`), over all of its endpoints, may be leased at once. */
+  readonly perHost: number;
   readonly schedule: RetrySchedule;
 }
 
-/** A lease of 15 s: the 10 s timeout of an attempt, and 5 s to record it; 4 attempts at once an endpoint. */
+/**
+ * A lease of 15 s: the 10 s timeout of an attempt, and 5 s to record it; 4 attempts at once an
+ * endpoint, and 16 a host (the endpoints of one receiver share them).
+ */
 export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   leaseMs: 15_000,
   routeBatch: 500,
   perEndpoint: 4,
+  perHost: 16,
   schedule: DEFAULT_RETRY_SCHEDULE,
 };
 
@@ -35,8 +41,9 @@ export interface DeliveryRound {
 /**
  * One round of the dispatcher that runs in every instance: routes outbox entries into deliveries,
  * leases at most `max` due ones (so no other instance attempts them meanwhile), at most
- * `perEndpoint` of one endpoint at once and none of an endpoint backing off after a failure (so an
- * endpoint that never answers holds a few attempts, not every one), and attempts each.
+ * `perEndpoint` of one endpoint and `perHost` to one host at once and none of an endpoint backing off
+ * after a failure (so an endpoint that never answers holds a few attempts, not every one, and a
+ * receiver that never answers holds a few more for all of its endpoints), and attempts each.
  * An attempt's verdict (delivered; retry after a backoff; given up; endpoint disabled) is recorded with
  * it. A delivery whose instance dies mid-attempt is leased again by any instance once its lease ends:
  * delivery is at least once, with the same webhook-id.
@@ -54,7 +61,15 @@ export class DeliverStockEvents {
   async execute(max: number): Promise<DeliveryRound> {
     const routed = await this.webhooks.route(this.options.routeBatch);
     const leased =
-      max < 1 ? [] : await this.webhooks.lease(this.clock.nowMs(), max, this.options.leaseMs, this.options.perEndpoint);
+      max < 1
+        ? []
+        : await this.webhooks.lease(
+            this.clock.nowMs(),
+            max,
+            this.options.leaseMs,
+            this.options.perEndpoint,
+            this.options.perHost,
+          );
     return { routed, attempts: leased.map((delivery) => this.attempt(delivery)) };
   }
 

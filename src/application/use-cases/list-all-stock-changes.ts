@@ -19,4 +19,9 @@ export class ListAllStockChanges {
     const entries = await this.feed.changesAfter(input.after ?? FEED_START, input.limit);
     return entries === undefined ? fail('unknown_cursor') : ok(entries);
   }
+
+  /** Where a reader who wants only what happens from now on starts: the feed's head, not its history. */
+  head(): Promise<FeedPosition> {
+    return this.feed.head();
+  }
 }

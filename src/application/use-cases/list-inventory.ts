@@ -1,5 +1,10 @@
 import type { InventoryItem } from '../../domain/inventory-item.js';
-import type { InventoryQuery, InventoryRepository } from '../ports/inventory-repository.js';
+import type {
+  InventoryQuery,
+  InventoryRepository,
+  NamedInventoryItem,
+  NamedInventoryQuery,
+} from '../ports/inventory-repository.js';
 
 /** listInventory: the stock levels of all pets, ordered by petId, streamed in chunks. */
 export class ListInventory {
@@ -7,6 +12,11 @@ export class ListInventory {
 
   execute(query: InventoryQuery = {}): AsyncIterable<readonly InventoryItem[]> {
     return this.inventory.list(query);
+  }
+
+  /** One page of the entries `query` matches, part of a name included, each with its pet's name. */
+  page(query: NamedInventoryQuery): Promise<readonly NamedInventoryItem[]> {
+    return this.inventory.listNamed(query);
   }
 
   /**

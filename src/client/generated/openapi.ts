@@ -9,9 +9,29 @@ export interface paths {
         };
         /**
          * List the stock levels of all pets
-         * @description Every tracked pet, ordered by petId ascending, streamed. Without parameters the whole list is returned, with a weak ETag; If-None-Match with that tag answers 304 without a body while the list is unchanged. limit and after page through it by key (after = the last petId of the previous page); a page of limit entries carries Link rel="next" when more may follow, and no ETag. status and maxAvailable narrow the list (both must hold) and combine with paging: the next link carries them. A filtered list without limit or after has a weak ETag of its own, which changes with the list and with the filter. A filtered page reads the matching pets and few others, however large the store.
+         * @description Every tracked pet, ordered by petId ascending, streamed. Without parameters the whole list is returned, with a weak ETag; If-None-Match with that tag answers 304 without a body while the list is unchanged. limit and after page through it by key (after = the last petId of the previous page); a page of limit entries carries Link rel="next" when more may follow, and no ETag. status and maxAvailable narrow the list (both must hold) and combine with paging: the next link carries them. A filtered list without limit or after has a weak ETag of its own, which changes with the list and with the filter. A filtered page reads the matching pets and few others, however large the store. The entries of a page (limit) and of a search (q) carry the pet's name, and its category when it has one (added in 1.3): a page of the stock as a person reads it is one request. q finds pets by part of their name, letter case aside, and combines with the filters and paging; a page of it reads the matching pets, not every pet, for a text of three characters or more. GET /inventory.csv answers the same list as CSV.
          */
         get: operations["listInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inventory.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stock list as CSV
+         * @description Every entry the filters select (status, maxAvailable, q, after; every page, limit aside), ordered by petId, as CSV (RFC 4180, CRLF line ends, UTF-8) streamed as it is read, for a spreadsheet: a header line, then petId, name, category (empty when none), quantity, reserved, available, status. A text that a spreadsheet would run as a formula (it starts with =, +, -, @, a tab or a carriage return) starts with an apostrophe.
+         */
+        get: operations["exportInventory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -49,7 +69,7 @@ export interface paths {
         };
         /**
          * Follow every stock change of every pet (the change feed)
-         * @description Every stock change of every pet, oldest first, each with its cursor. Pass the last cursor seen as after= to read on: a reader that does so never misses a change and never sees one twice, whatever the number of instances writing. Link rel="next" always names where to read on (after the last change of this page, or where this page started when it is empty); poll it.
+         * @description Every stock change of every pet, oldest first, each with its cursor. Pass the last cursor seen as after= to read on: a reader that does so never misses a change and never sees one twice, whatever the number of instances writing. Link rel="next" always names where to read on (after the last change of this page, or where this page started when it is empty); poll it. after=latest starts at the head: it answers the changes committed since the head was read (mostly none), and its link names where to read on, so a reader that only wants what happens from now on never reads the history.
          */
         get: operations["listAllStockChanges"];
         put?: never;
@@ -383,6 +403,33 @@ export interface components {
             available: number;
             status: components["schemas"]["PetStatus"];
         };
+        /** @description An entry of a page or a search of the list: an InventoryItem with what a person knows its pet by (added in 1.3). */
+        NamedInventoryItem: {
+            /**
+             * Format: int64
+             * @description Id of the pet the entry tracks; exact over the whole signed 64-bit range.
+             */
+            petId: bigint;
+            /**
+             * Format: int32
+             * @description Current stock count.
+             */
+            quantity: number;
+            /**
+             * Format: int32
+             * @description How much of the stock held reservations set aside, at the time of the answer: a reservation stops counting the moment it expires.
+             */
+            reserved: number;
+            /**
+             * Format: int32
+             * @description quantity - reserved: what can still be reserved or taken.
+             */
+            available: number;
+            status: components["schemas"]["PetStatus"];
+            /** @description The pet’s name. */
+            name: string;
+            category?: components["schemas"]["Category"];
+        };
         /** @description Experimental. Sets the stock count. Quantity 0 makes the pet sold; stock arriving for a sold pet makes it available; otherwise the status is kept (pending stays pending). An unknown field is refused. */
         InventoryUpdate: {
             /**
@@ -390,7 +437,7 @@ export interface components {
              * @description The new stock count.
              */
             quantity: number;
-            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters (bidirectional controls included). */
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters: none of Unicode's Cc, Zl, Zp or Cf but ZWJ and ZWNJ (line separators, bidirectional controls, invisible and tag characters). */
             reason?: string;
         };
         Error: {
@@ -398,7 +445,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "hold_ttl_exceeded" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "hold_limit_exceeded" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "too_many_connections" | "internal_error" | "unavailable";
+            code: "bad_request" | "invalid_body" | "invalid_query" | "invalid_pet_id" | "invalid_if_match" | "invalid_idempotency_key" | "hold_ttl_exceeded" | "unauthorized" | "key_expired" | "insufficient_scope" | "pet_not_found" | "reservation_not_found" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "insufficient_stock" | "quantity_limit_exceeded" | "quantity_below_reserved" | "reservation_committed" | "reservation_released" | "reservation_expired" | "hold_limit_exceeded" | "request_timeout" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "expectation_failed" | "idempotency_key_reused" | "precondition_required" | "header_fields_too_large" | "rate_limited" | "key_banned" | "too_many_connections" | "internal_error" | "outcome_unknown" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -444,6 +491,8 @@ export interface components {
             statusAfter: components["schemas"]["PetStatus"];
             /** @description Id of the API key that made the change (never the key itself). */
             keyId: string;
+            /** @description Name of the API key that made the change, as the key is named now (added in 1.3); null when it has none, or is no longer stored. */
+            keyName: string | null;
             /**
              * Format: date-time
              * @description When, in RFC 3339 UTC with milliseconds.
@@ -576,7 +625,7 @@ export interface components {
              * @description How much to add to the stock, or (negative) take from it; never 0.
              */
             delta: number;
-            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters (bidirectional controls included). */
+            /** @description Why the stock changes, kept in the history: 1 to 200 characters, no control characters: none of Unicode's Cc, Zl, Zp or Cf but ZWJ and ZWNJ (line separators, bidirectional controls, invisible and tag characters). */
             reason?: string;
         };
         /** @description Stock of one pet set aside for a checkout, until it is committed, released, or expires. */
@@ -697,6 +746,8 @@ export interface components {
             statusAfter: components["schemas"]["PetStatus"];
             /** @description Id of the API key that made the change (never the key itself). */
             keyId: string;
+            /** @description Name of the API key that made the change, as the key is named now (added in 1.3); null when it has none, or is no longer stored. */
+            keyName: string | null;
             /**
              * Format: date-time
              * @description When, in RFC 3339 UTC with milliseconds.
@@ -871,6 +922,8 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"][];
                 /** @description Only entries whose available (quantity less reserved) is at or below this: low stock. */
                 maxAvailable?: number;
+                /** @description Only pets whose name holds this text, letter case aside (Maple finds maple and MAPLEWOOD). */
+                q?: string;
             };
             header?: {
                 /**
@@ -898,7 +951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["InventoryItem"][];
+                    "application/json": (components["schemas"]["NamedInventoryItem"] | components["schemas"]["InventoryItem"])[];
                 };
             };
             /** @description The list is unchanged since the ETag that If-None-Match names; no body. */
@@ -915,7 +968,126 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_query: limit, after, status or maxAvailable is not valid. */
+            /** @description invalid_query: limit, after, status, maxAvailable or q is not valid. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized: the API key is missing, malformed, unknown or revoked; key_expired: the key is past its expiry, or past the grace of a roll (use the key that replaced it). */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope this operation needs; WWW-Authenticate names it (RFC 6750). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate.scope"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: a window is spent; or key_banned: 20 refusals within 60 s ban the key (or address) for 5 min, then 15 min, then 60 min within a day. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unavailable: a service the request needs (the shared rate limiter, when configured to fail closed) is down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportInventory: {
+        parameters: {
+            query?: {
+                /** @description Only entries whose petId is greater than this one. */
+                after?: bigint;
+                /** @description Only entries of these statuses: one or more, separated by commas (available,pending). */
+                status?: components["schemas"]["PetStatus"][];
+                /** @description Only entries whose available (quantity less reserved) is at or below this: low stock. */
+                maxAvailable?: number;
+                /** @description Only pets whose name holds this text, letter case aside (Maple finds maple and MAPLEWOOD). */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stock levels as CSV. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description invalid_query: after, status, maxAvailable or q is not valid. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1207,7 +1379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1233,7 +1405,7 @@ export interface operations {
     listAllStockChanges: {
         parameters: {
             query?: {
-                /** @description Only changes after the change with this cursor; every change when absent. */
+                /** @description Only changes after the change with this cursor; latest: after the newest change (the head); every change when absent. */
                 after?: string;
                 /** @description At most this many changes; 100 when absent. */
                 limit?: number;
@@ -1260,7 +1432,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeedChange"][];
                 };
             };
-            /** @description invalid_query: after is not a cursor of this feed, or limit is not valid. */
+            /** @description invalid_query: after is neither a cursor of this feed nor latest, or limit is not valid. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1711,7 +1883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1950,7 +2122,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2308,7 +2480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2588,7 +2760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2755,7 +2927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description internal_error: the service failed; the message carries the request id to quote. */
+            /** @description internal_error: the service failed; the message carries the request id to quote. outcome_unknown: the database's answer to the write's COMMIT was lost and how it ended could not be learnt: it may be saved or not. Read before writing again, or retry with the same Idempotency-Key, which replays the write if it was saved. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
