@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { createMemoryStorage } from '../../src/adapters/memory/memory-adapters.js';
 import { StockCommandRunner } from '../../src/application/stock-command-runner.js';
 import { ListStockChanges } from '../../src/application/use-cases/list-stock-changes.js';
+import { NameKeys } from '../../src/application/use-cases/name-keys.js';
 import { SetKeyExpiry } from '../../src/application/use-cases/set-key-expiry.js';
 import { UpdateStockBatch } from '../../src/application/use-cases/update-stock-batch.js';
 import { petId } from '../../src/domain/pet-id.js';
@@ -76,5 +77,19 @@ describe('ListStockChanges over the in-memory store', () => {
       ok: false,
       error: { code: 'pet_not_found', message: 'no pet has id 9' },
     });
+  });
+});
+
+describe('NameKeys over the in-memory store', () => {
+  it('names each key once, as it is named now: null for a key without a name or no longer stored', async () => {
+    const { keys } = createMemoryStorage(new ManualClock());
+    await keys.add({ ...aKeyRecord('key_1', { name: 'ops' }), hash: 'h1' }, 'admin');
+    await keys.add({ ...aKeyRecord('key_2'), hash: 'h2' }, 'admin');
+    const names = await new NameKeys(keys).execute(['key_1', 'key_2', 'key_1', 'key_gone']);
+    expect([...names]).toEqual([
+      ['key_1', 'ops'],
+      ['key_2', null],
+      ['key_gone', null],
+    ]);
   });
 });
