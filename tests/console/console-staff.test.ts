@@ -120,8 +120,8 @@ describe.skipIf(!chromiumAvailable())('the stock console as staff use it', () =>
     await page.getByLabel('Delta').fill('-2');
     await page.getByRole('button', { name: 'Adjust' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/Saved: quantity 3/);
-    // A saved field clears, so that Enter cannot send it twice.
-    expect(await page.getByLabel('Delta').inputValue()).toBe('');
+    // A saved field clears, so that Enter cannot send it twice (once the page's reload after the save ends).
+    await expect.poll(() => page.getByLabel('Delta').inputValue()).toBe('');
     await page.getByRole('button', { name: 'Undo' }).click();
     await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/Undone: quantity 5/);
     const history = page.getByRole('table', { name: /History/ });
