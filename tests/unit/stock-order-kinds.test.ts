@@ -54,15 +54,11 @@ describe('a new kind of stock write touches the core and the route, no store and
       const order = stockOrder(kind, A_VALUE[kind], { petId: petId(9n), ifVersion: [1], reason: 'counted' });
       if (!order.ok) throw new Error(order.error);
       const command: StockCommand = { orders: [order.value], actor: 'key_a', atMs: 1 };
-      let carried: StockCommand | undefined;
-      serveRequest(structuredClone(requestMessage('write', 1, command)), {
-        requests: {
-          write: (_id, request) => {
-            carried = request;
-          },
-          reserve: () => undefined,
-          forget: () => undefined,
-          lapse: () => undefined,
+      let carried: unknown;
+      serveRequest(structuredClone(requestMessage('writeStock', 1, command)), {
+        serve: (name, _id, request) => {
+          expect(name).toBe('writeStock');
+          carried = request;
         },
         close: () => undefined,
         unreadable: (_id, error) => {

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { OperationName, ReplyOf, RequestOf } from '../../src/adapters/sqlite/store-operations.js';
 import {
-  type ReplyOf,
-  type RequestKind,
-  type RequestOf,
   readAnswers,
   readReply,
   replyId,
@@ -28,17 +26,9 @@ type Served = { readonly kind: string; readonly id: number; readonly request?: u
 /** The message crosses as it would between threads (structured clone), then is served. */
 function serve(message: Wire): Served {
   let served: Served | undefined;
-  const handler =
-    (kind: RequestKind) =>
-    (id: number, request: unknown): void => {
-      served = { kind, id, request };
-    };
   serveRequest(structuredClone(message), {
-    requests: {
-      write: handler('write'),
-      reserve: handler('reserve'),
-      forget: handler('forget'),
-      lapse: handler('lapse'),
+    serve: (kind, id, request) => {
+      served = { kind, id, request };
     },
     close: () => {
       served = { kind: 'close', id: 0 };
@@ -51,10 +41,10 @@ function serve(message: Wire): Served {
   return served;
 }
 
-const roundTrip = <K extends RequestKind>(kind: K, request: RequestOf<K>): Served =>
+const roundTrip = <K extends OperationName>(kind: K, request: RequestOf<K>): Served =>
   serve(requestMessage(kind, 7, request));
 
-const answer = <K extends RequestKind>(kind: K, reply: ReplyOf<K>) =>
+const answer = <K extends OperationName>(kind: K, reply: ReplyOf<K>) =>
   readReply(kind, structuredClone(replyMessage(kind, 7, reply)));
 
 const CLAIM = { scope: 'key_a', key: 'k-1', fingerprint: 'PATCH /v1/inventory/1 {}', expiresAtMs: 86_400_000 };
@@ -87,7 +77,7 @@ function refusedRequest(message: Wire): Error {
 }
 
 /** The error a reply that does not parse fails its request with. */
-function refusedReply(kind: RequestKind, reply: Wire): Error {
+function refusedReply(kind: OperationName, reply: Wire): Error {
   const read = readReply(kind, reply);
   if (read.ok) throw new Error(`the reply was read: ${String(read.value)}`);
   expect(read.error).toBeInstanceOf(WriterProtocolError);
@@ -96,9 +86,9 @@ function refusedReply(kind: RequestKind, reply: Wire): Error {
 
 describe('the writer thread protocol: every request crosses and is read back as it was sent', () => {
   it('carries a stock command of every kind of order, its claim, versions, reasons and int64 ids exactly', () => {
-    expect(roundTrip('write', A_COMMAND)).toEqual({ kind: 'write', id: 7, request: A_COMMAND });
+    expect(roundTrip('writeStock', A_COMMAND)).toEqual({ kind: 'writeStock', id: 7, request: A_COMMAND });
     const unkeyed = { ...A_COMMAND, idempotency: undefined };
-    expect(roundTrip('write', unkeyed)).toEqual({ kind: 'write', id: 7, request: unkeyed });
+    expect(roundTrip('writeStock', unkeyed)).toEqual({ kind: 'writeStock', id: 7, request: unkeyed });
   });
 
   it('carries a reservation write of each kind: reserve (with and without limits), commit, release', () => {
@@ -115,27 +105,27 @@ describe('the writer thread protocol: every request crosses and is read back as 
       atMs: 5,
       idempotency: CLAIM,
     };
-    expect(roundTrip('reserve', reserve).request).toEqual(reserve);
+    expect(roundTrip('writeReservation', reserve).request).toEqual(reserve);
     const plain = {
       ...reserve,
       reservation: { kind: 'reserve' as const, petId: petId(1n), quantity: quantity(1), ttlMs: 9 },
     };
-    expect(roundTrip('reserve', plain).request).toEqual(plain);
+    expect(roundTrip('writeReservation', plain).request).toEqual(plain);
     for (const kind of ['commit', 'release'] as const) {
       const settle = { reservation: { kind, reservationId: A_RESERVATION.id }, actor: 'key_b', atMs: 6 };
-      expect(roundTrip('reserve', settle)).toEqual({ kind: 'reserve', id: 7, request: settle });
+      expect(roundTrip('writeReservation', settle)).toEqual({ kind: 'writeReservation', id: 7, request: settle });
     }
   });
 
   it('carries the sweep, the lapse of a pet, and close', () => {
-    expect(roundTrip('forget', { nowMs: 10, max: 1_000 })).toEqual({
-      kind: 'forget',
+    expect(roundTrip('forgetExpiredOutcomes', { nowMs: 10, max: 1_000 })).toEqual({
+      kind: 'forgetExpiredOutcomes',
       id: 7,
       request: { nowMs: 10, max: 1_000 },
     });
     const pet = petId(INT64_MAX);
-    expect(roundTrip('lapse', { petId: pet, nowMs: 11 })).toEqual({
-      kind: 'lapse',
+    expect(roundTrip('markLapse', { petId: pet, nowMs: 11 })).toEqual({
+      kind: 'markLapse',
       id: 7,
       request: { petId: pet, nowMs: 11 },
     });
@@ -176,7 +166,7 @@ describe('the writer thread protocol: every answer crosses back and is read as i
       ],
       replayed: true,
     });
-    expect(answer('write', written)).toEqual(ok(written));
+    expect(answer('writeStock', written)).toEqual(ok(written));
   });
 
   it('reads back refused orders and refused keys as the core makes them, messages included', () => {
@@ -186,14 +176,14 @@ describe('the writer thread protocol: every answer crosses back and is read as i
       { index: 2, code: 'quantity_below_reserved', petId: petId(3n), quantity: 0, reserved: 2 },
     ];
     const refused = resultOf({ kind: 'refused', refusals }, false);
-    expect(answer('write', refused)).toEqual(ok(refused));
-    expect(answer('write', fail(KEY_REUSED))).toEqual(ok(fail(KEY_REUSED)));
-    expect(answer('write', fail(KEY_IN_USE))).toEqual(ok(fail(KEY_IN_USE)));
+    expect(answer('writeStock', refused)).toEqual(ok(refused));
+    expect(answer('writeStock', fail(KEY_REUSED))).toEqual(ok(fail(KEY_REUSED)));
+    expect(answer('writeStock', fail(KEY_IN_USE))).toEqual(ok(fail(KEY_IN_USE)));
   });
 
   it('reads back a reservation, and each kind of refusal of one', () => {
     const done = reservationResultOf({ kind: 'reservation', reservation: A_RESERVATION }, false);
-    expect(answer('reserve', done)).toEqual(ok(done));
+    expect(answer('writeReservation', done)).toEqual(ok(done));
     const refusals: ReservationRefusal[] = [
       { code: 'insufficient_stock', petId: petId(1n), quantity: 5, available: 2 },
       { code: 'hold_limit_exceeded', petId: petId(1n), keyId: 'key_a', limit: 10 },
@@ -202,15 +192,18 @@ describe('the writer thread protocol: every answer crosses back and is read as i
     ];
     for (const refusal of refusals) {
       const refused = reservationResultOf({ kind: 'reservation_refused', refusal }, true);
-      expect(answer('reserve', refused)).toEqual(ok(refused));
+      expect(answer('writeReservation', refused)).toEqual(ok(refused));
     }
-    expect(answer('reserve', fail(KEY_IN_USE))).toEqual(ok(fail(KEY_IN_USE)));
+    expect(answer('writeReservation', fail(KEY_IN_USE))).toEqual(ok(fail(KEY_IN_USE)));
   });
 
   it('reads back counts, and an error with its name, code and the writer thread’s stack', () => {
-    expect(answer('forget', 12)).toEqual(ok(12));
+    expect(answer('forgetExpiredOutcomes', 12)).toEqual(ok(12));
     const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
-    const read = readReply('write', structuredClone(['error', 7, busy.name, busy.message, 'SQLITE_BUSY', busy.stack]));
+    const read = readReply(
+      'writeStock',
+      structuredClone(['error', 7, busy.name, busy.message, 'SQLITE_BUSY', busy.stack]),
+    );
     expect(read).toMatchObject({
       ok: false,
       error: { message: 'database is locked', code: 'SQLITE_BUSY', stack: busy.stack },
@@ -223,12 +216,14 @@ describe('the writer thread protocol: every answer crosses back and is read as i
 });
 
 describe('the writer thread protocol: a request that does not parse is an error naming what is wrong', () => {
-  const message = (): unknown[] => [...requestMessage('write', 7, A_COMMAND)];
+  const message = (): unknown[] => [...requestMessage('writeStock', 7, A_COMMAND)];
 
   it('answers its id with the field at fault: a pet id that is not a bigint', () => {
     const wrong = message();
     wrong[9] = 1;
-    expect(refusedRequest(wrong).message).toBe('the write request 7 has 1 as its order pet (field 9), not a pet id');
+    expect(refusedRequest(wrong).message).toBe(
+      'the writeStock request 7 has 1 as its order pet (field 9), not a pet id',
+    );
   });
 
   it('refuses an order of a kind the core does not know, and a value its kind does not take', () => {
@@ -242,27 +237,29 @@ describe('the writer thread protocol: a request that does not parse is an error 
 
   it('refuses a message a field short, or a field long', () => {
     expect(refusedRequest(message().slice(0, -1)).message).toBe(
-      'the write request 7 ends before its order reason (field 17)',
+      'the writeStock request 7 ends before its order reason (field 17)',
     );
-    expect(refusedRequest(['forget', 7, 1, 2, 3]).message).toBe(
-      'the forget request 7 has fields past its last, from field 4',
+    expect(refusedRequest(['forgetExpiredOutcomes', 7, 1, 2, 3]).message).toBe(
+      'the forgetExpiredOutcomes request 7 has fields past its last, from field 4',
     );
   });
 
-  it('refuses half a claim, a request of no known kind, and throws on a request without an id', () => {
+  it('refuses half a claim, a request of no known operation, and throws on a request without an id', () => {
     const half = message();
     half[5] = undefined;
-    expect(refusedRequest(half).message).toBe('the write request 7 has some of a claim’s fields and not the others');
-    expect(refusedRequest(['teleport', 7]).message).toBe('the request 7 is of no kind known: "teleport"');
-    expect(() => serve(['write', '7'])).toThrow(WriterProtocolError);
-    expect(() => serve(['write', '7'])).toThrow('a request has "7" as its id, not an integer');
+    expect(refusedRequest(half).message).toBe(
+      'the writeStock request 7 has some of a claim’s fields and not the others',
+    );
+    expect(refusedRequest(['teleport', 7]).message).toBe('the request 7 is of no operation known: "teleport"');
+    expect(() => serve(['writeStock', '7'])).toThrow(WriterProtocolError);
+    expect(() => serve(['writeStock', '7'])).toThrow('a request has "7" as its id, not an integer');
   });
 });
 
 describe('the writer thread protocol: an answer that does not parse fails its request, naming what is wrong', () => {
   const written = (): unknown[] => [
     ...replyMessage(
-      'write',
+      'writeStock',
       7,
       ok({
         entries: [
@@ -288,40 +285,44 @@ describe('the writer thread protocol: an answer that does not parse fails its re
   it('names the field of a written entry at fault', () => {
     const lost = written();
     lost[12] = 'lost';
-    expect(refusedReply('write', lost).message).toBe(
-      'the reply to the write request 7 has "lost" as its status after (field 12), not a pet status',
+    expect(refusedReply('writeStock', lost).message).toBe(
+      'the reply to the writeStock request 7 has "lost" as its status after (field 12), not a pet status',
     );
-    expect(refusedReply('write', written().slice(0, -1)).message).toBe(
-      'the reply to the write request 7 ends before its reserved (field 14)',
+    expect(refusedReply('writeStock', written().slice(0, -1)).message).toBe(
+      'the reply to the writeStock request 7 ends before its reserved (field 14)',
     );
   });
 
   it('refuses a refusal the core would not make, and an answer of another kind of request', () => {
     const refusal = { index: 0, code: 'precondition_failed', petId: 1n };
-    expect(refusedReply('write', ['refused', 7, false, refusal]).message).toBe(
-      'the reply to the write request 7 has an object as its refusal 0 (field 3), not a refusal',
+    expect(refusedReply('writeStock', ['refused', 7, false, refusal]).message).toBe(
+      'the reply to the writeStock request 7 has an object as its refusal 0 (field 3), not a refusal',
     );
-    expect(refusedReply('write', ['count', 7, 3]).message).toBe(
-      'the reply to the write request 7 is not the answer of a stock write',
+    expect(refusedReply('writeStock', ['count', 7, 3]).message).toBe(
+      'the reply to the writeStock request 7 is not the answer of a stock write',
     );
-    expect(refusedReply('forget', ['written', 7, false]).message).toBe(
-      'the reply to the forget request 7 is not a count',
+    expect(refusedReply('forgetExpiredOutcomes', ['written', 7, false]).message).toBe(
+      'the reply to the forgetExpiredOutcomes request 7 is not a count',
     );
-    expect(refusedReply('write', ['key_refused', 7, 'pet_not_found']).message).toBe(
-      'the reply to the write request 7 names "pet_not_found", not a code of a refused key',
+    expect(refusedReply('writeStock', ['key_refused', 7, 'pet_not_found']).message).toBe(
+      'the reply to the writeStock request 7 names "pet_not_found", not a code of a refused key',
     );
   });
 
   it('refuses a reservation in a state the core does not know, and a refusal without its reservation', () => {
     const done = [
-      ...replyMessage('reserve', 7, reservationResultOf({ kind: 'reservation', reservation: A_RESERVATION }, false)),
+      ...replyMessage(
+        'writeReservation',
+        7,
+        reservationResultOf({ kind: 'reservation', reservation: A_RESERVATION }, false),
+      ),
     ];
     done[6] = 'gone';
-    expect(refusedReply('reserve', done).message).toBe(
-      'the reply to the reserve request 7 has "gone" as its state (field 6), not a reservation state',
+    expect(refusedReply('writeReservation', done).message).toBe(
+      'the reply to the writeReservation request 7 has "gone" as its state (field 6), not a reservation state',
     );
     expect(
-      refusedReply('reserve', ['reservation_refused', 7, false, { code: 'reservation_expired' }]).message,
+      refusedReply('writeReservation', ['reservation_refused', 7, false, { code: 'reservation_expired' }]).message,
     ).toContain('not a refusal of a reservation write');
   });
 

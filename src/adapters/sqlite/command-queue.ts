@@ -1,21 +1,16 @@
 import type { Database } from 'better-sqlite3';
-import type { PetId } from '../../domain/pet-id.js';
-import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
-import type { StockCommand } from '../../domain/stock-command.js';
-import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { GroupCommit } from './group-commit.js';
 import { StockCommandStatements } from './stock-command-statements.js';
+import { OPERATIONS, type OperationName, type ReplyOf, type RequestOf } from './store-operations.js';
 
 /**
- * Where SqliteInventoryRepository sends its writes: a group commit on the store's own connection
- * (InlineCommandQueue), or one on a connection of a worker thread (WriterThreadQueue). Either way a
- * write settles only once the transaction that holds it is committed.
+ * Where SqliteInventoryRepository sends its writes, each a store operation's name and its request (see
+ * store-operations.ts): a group commit on the store's own connection (InlineCommandQueue), or one on a
+ * connection of a worker thread (WriterThreadQueue). Either way a write settles only once the
+ * transaction that holds it is committed.
  */
 export interface CommandQueue {
-  write(command: StockCommand): Promise<StockWriteResult>;
-  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult>;
-  forgetExpiredOutcomes(nowMs: number, max: number): Promise<number>;
-  markLapse(petId: PetId, nowMs: number): Promise<number>;
+  run<N extends OperationName>(name: N, request: RequestOf<N>): Promise<ReplyOf<N>>;
   /** Commits the writes still pending, then stops; later writes are refused. */
   close(): Promise<void>;
 }
@@ -25,35 +20,29 @@ export interface CommandQueue {
  * thread's event loop, which is what a CLI or a test wants and a busy server does not.
  */
 export class InlineCommandQueue implements CommandQueue {
-  private readonly writer: StockCommandStatements;
+  private readonly statements: StockCommandStatements;
   private readonly batches: GroupCommit;
 
   /**
-   * `onWrite` is told of every stock row changed, as StockCommandStatements says; `onGroupCommit` of the number of
-   * writes each group commit carried, once committed.
+   * `onWrite` is told of every stock row changed, as StockCommandStatements says; `onGroupCommit` of the
+   * number of writes each group commit carried, once committed.
    */
   constructor(
     db: Database,
     hooks: { readonly onWrite: () => void; readonly onGroupCommit?: ((writes: number) => void) | undefined },
   ) {
-    this.writer = new StockCommandStatements(db, hooks.onWrite);
+    this.statements = new StockCommandStatements(db, hooks.onWrite);
     this.batches = new GroupCommit(db, hooks.onGroupCommit);
   }
 
-  write(command: StockCommand): Promise<StockWriteResult> {
-    return this.batches.submit(() => this.writer.write(command));
-  }
-
-  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
-    return this.batches.submit(() => this.writer.writeReservation(command));
-  }
-
-  async forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
-    return this.writer.forgetExpiredOutcomes(nowMs, max);
-  }
-
-  async markLapse(petId: PetId, nowMs: number): Promise<number> {
-    return this.writer.markLapse(petId, nowMs);
+  run<N extends OperationName>(name: N, request: RequestOf<N>): Promise<ReplyOf<N>> {
+    const operation = OPERATIONS[name];
+    if (operation.grouped) return this.batches.submit(() => operation.perform(this.statements, request));
+    try {
+      return Promise.resolve(operation.perform(this.statements, request));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async close(): Promise<void> {

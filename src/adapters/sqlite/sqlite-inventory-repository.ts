@@ -318,15 +318,15 @@ export class SqliteInventoryRepository implements InventoryRepository {
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {
-    return this.writes.write(command);
+    return this.writes.run('writeStock', command);
   }
 
   forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
-    return this.writes.forgetExpiredOutcomes(nowMs, max);
+    return this.writes.run('forgetExpiredOutcomes', { nowMs, max });
   }
 
   writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
-    return this.writes.writeReservation(command);
+    return this.writes.run('writeReservation', command);
   }
 
   async getReservation(id: string): Promise<Reservation | undefined> {
@@ -348,6 +348,6 @@ export class SqliteInventoryRepository implements InventoryRepository {
   }
 
   markLapse(petId: PetId, nowMs: number): Promise<number> {
-    return this.writes.markLapse(petId, nowMs);
+    return this.writes.run('markLapse', { petId, nowMs });
   }
 }

@@ -16,11 +16,13 @@ interface ClaimRow {
 
 /**
  * The writes of stock on one connection: a stock command (its claim and entries read, the core's
- * decision, and what it decided applied) and the purge of expired outcomes. It opens no transaction: the
- * group commit around `write` does, on whichever thread holds the connection.
+ * decision, and what it decided applied), a reservation write, and the purge of expired outcomes. It
+ * opens no transaction: the group commit around a write does, on whichever thread holds the connection
+ * (store-operations.ts names what runs where).
  */
 export class StockCommandStatements {
-  private readonly reservations: ReservationStatements;
+  /** The reservation writes on the same connection: a write's entries, a reservation, a pet's lapse. */
+  readonly reservations: ReservationStatements;
   private readonly lastChangeId: Statement<[], bigint | null>;
   private readonly store: Statement<[number, string, number, bigint]>;
   private readonly record: Statement<
@@ -62,7 +64,7 @@ export class StockCommandStatements {
   }
 
   /** One stock command, to run inside a transaction; a corrupt row throws rather than being written over. */
-  write(command: StockCommand): StockWriteResult {
+  writeStock(command: StockCommand): StockWriteResult {
     const claim = command.idempotency;
     const lastId = this.lastChangeId.get() ?? 0n;
     return this.apply(
@@ -87,11 +89,6 @@ export class StockCommandStatements {
     if (decision.change !== undefined) this.recordChange(decision.change);
     if (decision.claimed !== undefined) this.storeOutcome(decision.claimed.claim, decision.claimed.outcome);
     return decision.result;
-  }
-
-  /** Marks the pet's lapsed holds expired, in a transaction of its own; returns how many. */
-  markLapse(petId: PetId, nowMs: number): number {
-    return this.reservations.markLapse(petId, nowMs);
   }
 
   /** Forgets at most `max` outcomes expired at `nowMs`, in a transaction of its own; returns how many. */

@@ -1,8 +1,5 @@
-import type { PetId } from '../../domain/pet-id.js';
-import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
-import type { StockCommand } from '../../domain/stock-command.js';
-import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { CommandQueue } from './command-queue.js';
+import type { OperationName, ReplyOf, RequestOf } from './store-operations.js';
 
 /**
  * SQLite's result codes (primary and extended: SQLITE_IOERR_WRITE is an IOERR) that say the file cannot
@@ -48,20 +45,8 @@ export class WatchedCommandQueue implements CommandQueue {
     return !this.failing;
   }
 
-  write(command: StockCommand): Promise<StockWriteResult> {
-    return this.queue.write(command).then(this.succeeded, this.failed);
-  }
-
-  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
-    return this.queue.writeReservation(command).then(this.succeeded, this.failed);
-  }
-
-  forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
-    return this.queue.forgetExpiredOutcomes(nowMs, max).then(this.succeeded, this.failed);
-  }
-
-  markLapse(petId: PetId, nowMs: number): Promise<number> {
-    return this.queue.markLapse(petId, nowMs).then(this.succeeded, this.failed);
+  run<N extends OperationName>(name: N, request: RequestOf<N>): Promise<ReplyOf<N>> {
+    return this.queue.run(name, request).then(this.succeeded, this.failed);
   }
 
   close(): Promise<void> {

@@ -1,116 +1,34 @@
-import type { PetId } from '../../domain/pet-id.js';
-import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
 import { fail, ok, type Result } from '../../domain/result.js';
-import type { StockCommand } from '../../domain/stock-command.js';
-import type { StockWriteResult } from '../../domain/stock-outcome.js';
-import {
-  type Codec,
-  describe,
-  Fields,
-  type Guard,
-  isInteger,
-  type ReplyCodec,
-  type Wire,
-  WriterProtocolError,
-} from './writer-thread-fields.js';
-import {
-  reservationCommandCodec,
-  reservationResultCodec,
-  stockCommandCodec,
-  stockResultCodec,
-} from './writer-thread-writes.js';
+import { isOperationName, OPERATIONS, type OperationName, type ReplyOf, type RequestOf } from './store-operations.js';
+import { describe, Fields, type Guard, isInteger, type Wire, WriterProtocolError } from './writer-thread-fields.js';
 
 export { type Wire, WriterProtocolError } from './writer-thread-fields.js';
 
 /*
- * The protocol between the store's thread and the SQLite writer thread. Each kind of request is declared
- * once below, with what it carries, what it is answered, and for each of them the encoder beside the
- * parser; whatever crosses is parsed where it lands, and a message that does not parse is a
- * WriterProtocolError (which fails its request, or the thread when no request can be named), never a
- * guess. A message is a flat array, `[tag, id, ...fields]`: structured clone writes out every property
+ * The protocol between the store's thread and the SQLite writer thread. A request is a store operation's
+ * name, an id and the operation's request; its answer, the id and what the operation answered. Each
+ * operation's encoders and parsers are declared once, with the operation (store-operations.ts); the
+ * messages below are the same for all of them. Whatever crosses is parsed where it lands, and a message
+ * that does not parse is a WriterProtocolError (which fails its request, or the thread when no request
+ * can be named), never a guess. A message is a flat array, `[tag, id, ...fields]`: structured clone writes out every property
  * name of every object it copies, so the same values in nested objects cost several times as much to
  * send, and a write crosses twice. It carries bigint ids exactly. The writes' own encoders and parsers
  * are in writer-thread-writes.ts, what every message is read with in writer-thread-fields.ts.
  */
 
-/** A sweep of the store: the outcomes expired at `nowMs`, at most `max` of them. */
-export interface Sweep {
-  readonly nowMs: number;
-  readonly max: number;
-}
-
-const sweepCodec: Codec<Sweep> = {
-  write({ nowMs, max }, out) {
-    out.push(nowMs, max);
-  },
-  read(fields) {
-    return { nowMs: fields.integer('time'), max: fields.integer('most') };
-  },
-};
-
-/** The marking of one pet's lapsed holds at `nowMs` (see decideLapse). */
-export interface LapseRequest {
-  readonly petId: PetId;
-  readonly nowMs: number;
-}
-
-const lapseCodec: Codec<LapseRequest> = {
-  write({ petId, nowMs }, out) {
-    out.push(petId, nowMs);
-  },
-  read(fields) {
-    return { petId: fields.petId('pet'), nowMs: fields.integer('time') };
-  },
-};
-
-/** How many rows a sweep or a lapse changed. */
-const countCodec: ReplyCodec<number> = {
-  write: (id, count) => ['count', id, count],
-  read(tag, fields) {
-    if (tag !== 'count') throw fields.error('is not a count');
-    return fields.integer('count');
-  },
-};
-
-/** Every kind of request: what it carries, and what it is answered when it does not fail. */
-interface Exchanges {
-  readonly write: { readonly request: StockCommand; readonly reply: StockWriteResult };
-  readonly reserve: { readonly request: ReservationCommand; readonly reply: ReservationWriteResult };
-  readonly forget: { readonly request: Sweep; readonly reply: number };
-  readonly lapse: { readonly request: LapseRequest; readonly reply: number };
-}
-
-export type RequestKind = keyof Exchanges;
-export type RequestOf<K extends RequestKind> = Exchanges[K]['request'];
-export type ReplyOf<K extends RequestKind> = Exchanges[K]['reply'];
-
-const EXCHANGES: {
-  readonly [K in RequestKind]: { readonly request: Codec<RequestOf<K>>; readonly reply: ReplyCodec<ReplyOf<K>> };
-} = {
-  write: { request: stockCommandCodec, reply: stockResultCodec },
-  reserve: { request: reservationCommandCodec, reply: reservationResultCodec },
-  forget: { request: sweepCodec, reply: countCodec },
-  lapse: { request: lapseCodec, reply: countCodec },
-};
-
-const isRequestKind = (kind: unknown): kind is RequestKind =>
-  typeof kind === 'string' && Object.hasOwn(EXCHANGES, kind);
-
 /** Commit what is pending, answer it, close the connection and end the thread. */
 export const CLOSE: Wire = ['close'];
 
-/** The message of request `id` of kind `kind`. */
-export function requestMessage<K extends RequestKind>(kind: K, id: number, request: RequestOf<K>): Wire {
-  const out: unknown[] = [kind, id];
-  EXCHANGES[kind].request.write(request, out);
+/** The message of request `id`, operation `name`. */
+export function requestMessage<N extends OperationName>(name: N, id: number, request: RequestOf<N>): Wire {
+  const out: unknown[] = [name, id];
+  OPERATIONS[name].request.write(request, out);
   return out;
 }
 
-/** What the writer thread does with each kind of request, with `close`, and with one that does not parse. */
-export type RequestHandlers = { readonly [K in RequestKind]: (id: number, request: RequestOf<K>) => void };
-
+/** What the writer thread does with a request, with `close`, and with a request that does not parse. */
 export interface RequestServer {
-  readonly requests: RequestHandlers;
+  serve<N extends OperationName>(name: N, id: number, request: RequestOf<N>): void;
   close(): void;
   /** A request that names its id but does not parse: it is answered with this error. */
   unreadable(id: number, error: WriterProtocolError): void;
@@ -122,40 +40,39 @@ export interface RequestServer {
  */
 export function serveRequest(message: unknown, server: RequestServer): void {
   if (!Array.isArray(message)) throw new WriterProtocolError(`a request is ${describe(message)}, not an array`);
-  const [kind, id] = message;
-  if (kind === 'close' && message.length === 1) {
+  const [name, id] = message;
+  if (name === 'close' && message.length === 1) {
     server.close();
     return;
   }
   if (!isInteger(id)) throw new WriterProtocolError(`a request has ${describe(id)} as its id, not an integer`);
-  if (!isRequestKind(kind)) {
-    server.unreadable(id, new WriterProtocolError(`the request ${id} is of no kind known: ${describe(kind)}`));
+  if (!isOperationName(name)) {
+    server.unreadable(id, new WriterProtocolError(`the request ${id} is of no operation known: ${describe(name)}`));
     return;
   }
-  serveKind(kind, id, message, server);
+  serveOperation(name, id, message, server);
 }
 
-function serveKind<K extends RequestKind>(kind: K, id: number, message: Wire, server: RequestServer): void {
-  let request: RequestOf<K>;
+function serveOperation<N extends OperationName>(name: N, id: number, message: Wire, server: RequestServer): void {
+  let request: RequestOf<N>;
   try {
-    const fields = new Fields(message, kind, false);
-    request = EXCHANGES[kind].request.read(fields);
+    const fields = new Fields(message, name, false);
+    request = OPERATIONS[name].request.read(fields);
     fields.end();
   } catch (error) {
-    const what = `the ${kind} request ${id} does not parse`;
+    const what = `the ${name} request ${id} does not parse`;
     server.unreadable(
       id,
       error instanceof WriterProtocolError ? error : new WriterProtocolError(what, { cause: error }),
     );
     return;
   }
-  const handle: RequestHandlers[K] = server.requests[kind];
-  handle(id, request);
+  server.serve(name, id, request);
 }
 
-/** The message that answers request `id` of kind `kind`. */
-export function replyMessage<K extends RequestKind>(kind: K, id: number, reply: ReplyOf<K>): Wire {
-  return EXCHANGES[kind].reply.write(id, reply);
+/** The message that answers request `id`, operation `name`. */
+export function replyMessage<N extends OperationName>(name: N, id: number, reply: ReplyOf<N>): Wire {
+  return OPERATIONS[name].reply.write(id, reply);
 }
 
 /**
@@ -177,16 +94,16 @@ export function replyId(reply: unknown): number {
 }
 
 /**
- * The answer of request `id` of kind `kind`: what it answered, or the error it failed with (the writer
+ * The answer of a request of operation `name`: what it answered, or the error it failed with (the writer
  * thread's, made again with its name, code and stack, or a WriterProtocolError when the reply does not
  * parse). `reply` is the message `replyId` read the id of.
  */
-export function readReply<K extends RequestKind>(kind: K, reply: Wire): Result<ReplyOf<K>, Error> {
+export function readReply<N extends OperationName>(name: N, reply: Wire): Result<ReplyOf<N>, Error> {
   const tag = reply[0];
-  const fields = new Fields(reply, kind, true);
+  const fields = new Fields(reply, name, true);
   try {
     if (tag === 'error') return fail(errorOf(fields));
-    const answer = EXCHANGES[kind].reply.read(tag, fields);
+    const answer = OPERATIONS[name].reply.read(tag, fields);
     fields.end();
     return ok(answer);
   } catch (error) {

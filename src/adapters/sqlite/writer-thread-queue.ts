@@ -1,16 +1,10 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { PetId } from '../../domain/pet-id.js';
-import type { ReservationCommand, ReservationWriteResult } from '../../domain/reservation-outcome.js';
-import type { StockCommand } from '../../domain/stock-command.js';
-import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { CommandQueue } from './command-queue.js';
 import type { OpenDatabaseOptions } from './open-database.js';
+import type { OperationName, ReplyOf, RequestOf } from './store-operations.js';
 import {
   CLOSE,
-  type ReplyOf,
-  type RequestKind,
-  type RequestOf,
   readAnswers,
   readReply,
   replyId,
@@ -25,20 +19,20 @@ export interface WriterThreadLogger {
 }
 
 /**
- * A request asked and not answered yet: its kind, which its reply is read as, and its promise's own
- * resolving functions. Nothing else: a closure here kept the request, and the context it was made in,
+ * A request asked and not answered yet: its operation's name, which its reply is read as, and its
+ * promise's own resolving functions. Nothing else: a closure here kept the request, and the context it was made in,
  * alive until the answer came, and under a PATCH load V8's young collections copied about 2,100 bytes
  * a request and promoted 1,200, against 1,400 and 700 without (`--trace-gc-nvp`, bench/notes.md).
  */
-interface Waiting<K extends RequestKind = RequestKind> {
-  readonly kind: K;
-  resolve(reply: ReplyOf<K>): void;
+interface Waiting<N extends OperationName = OperationName> {
+  readonly name: N;
+  resolve(reply: ReplyOf<N>): void;
   reject(error: Error): void;
 }
 
 /** Settles `waiting`'s promise with what `reply` answers, or the error it is. */
-function settleWith<K extends RequestKind>(waiting: Waiting<K>, reply: Wire): void {
-  const answer = readReply(waiting.kind, reply);
+function settleWith<N extends OperationName>(waiting: Waiting<N>, reply: Wire): void {
+  const answer = readReply(waiting.name, reply);
   if (answer.ok) waiting.resolve(answer.value);
   else waiting.reject(answer.error);
 }
@@ -97,40 +91,24 @@ export class WriterThreadQueue implements CommandQueue {
     } = {},
   ) {}
 
-  write(command: StockCommand): Promise<StockWriteResult> {
-    return this.ask('write', command);
-  }
-
-  writeReservation(command: ReservationCommand): Promise<ReservationWriteResult> {
-    return this.ask('reserve', command);
-  }
-
-  forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {
-    return this.ask('forget', { nowMs, max });
-  }
-
-  markLapse(petId: PetId, nowMs: number): Promise<number> {
-    return this.ask('lapse', { petId, nowMs });
-  }
-
-  close(): Promise<void> {
-    this.closed ??= this.stop();
-    return this.closed;
-  }
-
-  private ask<K extends RequestKind>(kind: K, request: RequestOf<K>): Promise<ReplyOf<K>> {
+  run<N extends OperationName>(name: N, request: RequestOf<N>): Promise<ReplyOf<N>> {
     if (this.closed !== undefined) return Promise.reject(new Error('the SQLite store is closed'));
     this.worker ??= this.start();
     const worker = this.worker;
     const id = ++this.lastId;
     return new Promise((resolve, reject) => {
-      const message = requestMessage(kind, id, request);
-      this.waiting.set(id, { kind, resolve, reject });
+      const message = requestMessage(name, id, request);
+      this.waiting.set(id, { name, resolve, reject });
       // The thread holds the process open only while it owes an answer.
       if (this.waiting.size === 1) worker.ref();
       this.outbox.push(message);
       this.schedulePost();
     });
+  }
+
+  close(): Promise<void> {
+    this.closed ??= this.stop();
+    return this.closed;
   }
 
   /**
