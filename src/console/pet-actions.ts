@@ -140,7 +140,7 @@ export class PetActions {
       const saved = sending === 'undo' ? 'Undone' : 'Saved';
       note = {
         kind: 'done',
-        text: `${saved}: quantity ${current.item.quantity}, available ${available(current.item)}.`,
+        text: `${saved}: quantity ${current.item.quantity}, available ${current.item.available}.`,
       };
       const etagAfter = answer.headers.get('etag');
       if (sending !== 'undo' && etagAfter !== null) undo = { quantityBefore: pet.item.quantity, etagAfter, what };
@@ -217,8 +217,6 @@ const categoryName = (category: unknown): string | undefined =>
     : typeof category === 'object' && category !== null && 'name' in category
       ? String(category.name)
       : undefined;
-
-const available = (item: Item): number => item.quantity - item.reserved;
 
 function wholeNumber(text: string): number | undefined {
   const trimmed = text.trim();

@@ -76,7 +76,7 @@ export function petView(state: ConsoleState, app: ConsoleApp): TemplateResult | 
     <dl class="numbers">
       <div><dt>On hand</dt><dd data-field="quantity">${item.quantity}</dd></div>
       <div><dt>Reserved</dt><dd data-field="reserved">${item.reserved}</dd></div>
-      <div><dt>Available</dt><dd data-field="available">${item.quantity - item.reserved}</dd></div>
+      <div><dt>Available</dt><dd data-field="available">${item.available}</dd></div>
       <div><dt>Status</dt><dd data-field="status">${item.status}</dd></div>
     </dl>
     ${noteView(pet.note)}

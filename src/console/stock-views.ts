@@ -116,7 +116,7 @@ export function tableView(state: ConsoleState, app: ConsoleApp): TemplateResult 
             </th>
             <td>${row.quantity}</td>
             <td>${row.reserved}</td>
-            <td>${row.quantity - row.reserved}</td>
+            <td>${row.available}</td>
             <td>${row.status}</td>
           </tr>`,
         )}

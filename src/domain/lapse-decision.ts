@@ -24,6 +24,9 @@ export interface LapseDecision<H extends Hold> {
  * Decides the lapse of one pet's holds at `nowMs`, as `decideStockWrite` decides a write: from the
  * holds the store read (those stored as held whose time is up; any others are kept as they are) and
  * its entry as stored. A stored held count below what lapses is a corrupt store, which throws.
+ *
+ * Its `reserved` and `version` are also the entry a reader sees at `nowMs` before anything is marked:
+ * a hold stops counting the moment it lapses, and its lapse moves the version readers see then.
  */
 export function decideLapse<H extends Hold>(
   holds: readonly H[],

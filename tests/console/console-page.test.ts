@@ -198,18 +198,27 @@ describe.skipIf(!chromiumAvailable())('the stock console in a real browser', () 
       body: '{"quantity":33,"reason":"delivery"}',
     });
     expect(meanwhile.status).toBe(200);
+    const held = await service.api(service.keys.other as string, '/inventory/5/reservations', {
+      method: 'POST',
+      body: '{"quantity":3}',
+    });
+    expect(held.status).toBe(201);
     await page.getByLabel('Quantity', { exact: true }).fill('1');
     await page.getByRole('button', { name: 'Set', exact: true }).click();
     await expect
       .poll(() => page.getByRole('alert').textContent())
-      .toMatch(/someone else changed this pet.*nothing was written.*quantity 33/);
+      .toMatch(/someone else changed this pet.*nothing was written.*quantity 33, reserved 3/);
     expect(await page.locator('[data-field="quantity"]').textContent()).toBe('33');
+    // What is available is the API's figure, shown as sent.
+    expect(await page.locator('[data-field="available"]').textContent()).toBe('30');
     // What the person typed stays: never the other person's value.
     expect(await page.getByLabel('Quantity', { exact: true }).inputValue()).toBe('1');
     // Asked again, the person sends again: now against the version they were shown.
     await page.getByLabel('Quantity', { exact: true }).fill('30');
     await page.getByRole('button', { name: 'Set', exact: true }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toMatch(/Saved: quantity 30/);
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toMatch(/Saved: quantity 30, available 27\./);
     const entry = await service.api(service.keys.other as string, '/inventory/5');
     expect(await entry.json()).toMatchObject({ quantity: 30 });
     await visit.close();

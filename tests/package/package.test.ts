@@ -229,17 +229,24 @@ describe('the packed package, installed alone in a new project', () => {
     const url = service.match[1] as string;
     try {
       // Without keep-alive, so that the stop below has no idle connection to wait for.
-      const live = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
-        get(`${url}/livez`, { agent: false }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (text: string) => {
-            body += text;
-          });
-          res.on('end', () => resolve({ status: res.statusCode, body }));
-        }).on('error', reject);
-      });
-      expect(live).toEqual({ status: 200, body: '{"status":"live"}' });
+      const read = (path: string) =>
+        new Promise<{ status?: number; body: string }>((resolve, reject) => {
+          get(`${url}${path}`, { agent: false }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (text: string) => {
+              body += text;
+            });
+            res.on('end', () => resolve({ status: res.statusCode, body }));
+          }).on('error', reject);
+        });
+      expect(await read('/livez')).toEqual({ status: 200, body: '{"status":"live"}' });
+      // The pages' files, found where the package's "imports" names them inside the installed package.
+      for (const path of ['/console/console.js', '/console/console.css', '/docs/scalar.js']) {
+        const file = await read(path);
+        expect(file.status, path).toBe(200);
+        expect(file.body.length, path).toBeGreaterThan(100);
+      }
       const stopped = new Promise<void>((resolve) =>
         child.stdout.on('data', () => service.output().includes('"msg":"stopped"') && resolve()),
       );

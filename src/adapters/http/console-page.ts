@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { builtFile } from './built-file.js';
 
 /** The stock console's bundle: its script and its style sheet, as `npm run build` writes them. */
 export interface ConsoleBundle {
@@ -7,18 +7,13 @@ export interface ConsoleBundle {
   readonly style: Buffer;
 }
 
-/** Where `npm run build` writes the bundle (scripts/build-console.ts): dist/console, from src or dist alike. */
-const BUNDLE_DIR = new URL('../../../dist/console/', import.meta.url);
-
 /**
- * Reads the console's bundle once; throws, naming the build, when it is missing, so that a server
+ * Reads the console's bundle once, which `npm run build` writes (scripts/build-console.ts) where
+ * package.json "imports" names it; throws, naming the build, when it is missing, so that a server
  * asked to serve the console stops at start rather than at its first reader.
  */
-export function readConsoleBundle(dir: URL = BUNDLE_DIR): ConsoleBundle {
-  const [script, style] = ['console.js', 'console-style.css'].map((name) => fileURLToPath(new URL(name, dir)));
-  for (const path of [script, style] as string[]) {
-    if (!existsSync(path)) throw new Error(`the stock console's bundle is missing at ${path}; run npm run build`);
-  }
+export function readConsoleBundle(): ConsoleBundle {
+  const [script, style] = ['console.js', 'console-style.css'].map((name) => builtFile(`#console-bundle/${name}`));
   return { script: readFileSync(script as string), style: readFileSync(style as string) };
 }
 

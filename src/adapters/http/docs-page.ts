@@ -1,20 +1,13 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { builtFile } from './built-file.js';
 
 /**
  * Where the API reference page's renderer lives: the standalone browser bundle of Scalar's
- * @scalar/api-reference, which `npm run build` copies into dist/docs (scripts/copy-docs-renderer.ts)
- * from a devDependency, so that the package serves it without Scalar's dependency tree installed; never
- * fetched from a CDN. The same file from src or dist alike.
+ * @scalar/api-reference, which `npm run build` copies (scripts/copy-docs-renderer.ts) from a
+ * devDependency to where package.json "imports" names it, so that the package serves it without
+ * Scalar's dependency tree installed; never fetched from a CDN. Throws, naming the build, when it is
+ * missing.
  */
-const RENDERER = new URL('../../../dist/docs/scalar.js', import.meta.url);
-
-/** The renderer's path; throws, naming the build, when it is missing. */
-export function scalarBundlePath(): string {
-  const path = fileURLToPath(RENDERER);
-  if (!existsSync(path)) throw new Error(`the API reference renderer is missing at ${path}; run npm run build`);
-  return path;
-}
+export const scalarBundlePath = (): string => builtFile('#docs-renderer');
 
 /** The paths of the API reference page and its scripts: open to all, limited per client address. */
 export const DOCS_PATHS: ReadonlySet<string> = new Set(['/docs', '/docs/init.js', '/docs/scalar.js']);

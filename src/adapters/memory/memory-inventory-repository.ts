@@ -7,7 +7,7 @@ import type {
   NamedInventoryQuery,
 } from '../../application/ports/inventory-repository.js';
 import type { StockChangeLog, StockChangePage } from '../../application/ports/stock-change-log.js';
-import { type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
+import { availableFrom, type InventoryItem, inventoryItem } from '../../domain/inventory-item.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import { decideReservationWrite } from '../../domain/reservation-decision.js';
@@ -91,7 +91,7 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
     // Available is never above what is on hand, and equal to it for a pet without holds.
     if (max === undefined || stored.quantity <= max) return true;
     if (!this.store.holds.has(stored.pet.id)) return false;
-    return stored.quantity - this.reservations.standing(stored.pet.id, nowMs).reserved <= max;
+    return availableFrom(stored.quantity, this.reservations.holdingAt(stored, nowMs).reserved) <= max;
   }
 
   /**
@@ -209,7 +209,7 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
 
   /** The pet's item at `nowMs`: its holds still held are reserved. */
   private itemOf(stored: StoredPet, nowMs: number): InventoryItem {
-    const { reserved } = this.reservations.standing(stored.pet.id, nowMs);
+    const { reserved } = this.reservations.holdingAt(stored, nowMs);
     return inventoryItem(stored.pet.id, stored.quantity, stored.pet.status, reserved);
   }
 
@@ -217,11 +217,8 @@ export class MemoryInventoryRepository implements InventoryRepository, StockChan
   private entryOf(petId: PetId, nowMs: number): InventoryEntry | undefined {
     const stored = this.store.pets.get(petId);
     if (stored === undefined) return undefined;
-    const { reserved, lapsed } = this.reservations.standing(petId, nowMs);
-    return {
-      item: inventoryItem(petId, stored.quantity, stored.pet.status, reserved),
-      version: stored.version + lapsed,
-    };
+    const { reserved, version } = this.reservations.holdingAt(stored, nowMs);
+    return { item: inventoryItem(petId, stored.quantity, stored.pet.status, reserved), version };
   }
 
   async forgetExpiredOutcomes(nowMs: number, max: number): Promise<number> {

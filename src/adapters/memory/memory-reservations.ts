@@ -1,12 +1,10 @@
 import type { HoldQuery } from '../../application/ports/inventory-repository.js';
 import type { StockLevel } from '../../domain/inventory-item.js';
-import { decideLapse } from '../../domain/lapse-decision.js';
+import { decideLapse, type StoredHolding } from '../../domain/lapse-decision.js';
 import type { PetId } from '../../domain/pet-id.js';
 import type { KeyedReservation, Reservation } from '../../domain/reservation.js';
 import type { ReservationDecision } from '../../domain/reservation-decision.js';
 import type { MemoryStore, StoredPet } from './memory-store.js';
-
-const sum = (holds: readonly Reservation[]): number => holds.reduce((total, hold) => total + hold.quantity, 0);
 
 const byExpiry = (a: Reservation, b: Reservation): number =>
   a.expiresAtMs - b.expiresAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -19,12 +17,16 @@ const byExpiry = (a: Reservation, b: Reservation): number =>
 export class MemoryReservations {
   constructor(private readonly store: MemoryStore) {}
 
-  /** What a pet has reserved at `nowMs`, and how many of its holds lapsed unmarked (which its version counts). */
-  standing(petId: PetId, nowMs: number): { readonly reserved: number; readonly lapsed: number } {
-    const stored = this.store.pets.get(petId);
-    if (stored === undefined) return { reserved: 0, lapsed: 0 };
-    const lapsed = this.store.holds.get(petId)?.lapsed(nowMs) ?? [];
-    return { reserved: stored.held - sum(lapsed), lapsed: lapsed.length };
+  /**
+   * What a pet has reserved at `nowMs`, and its version: its entry as the core's `decideLapse` leaves it
+   * once the holds lapsed by then are marked, for their expiry already moved what readers see.
+   */
+  holdingAt(stored: StoredPet, nowMs: number): StoredHolding {
+    const holding = { reserved: stored.held, version: stored.version };
+    const holds = this.store.holds.get(stored.pet.id);
+    if (holds === undefined) return holding;
+    const { reserved, version } = decideLapse(holds.lapsed(nowMs), holding, nowMs);
+    return { reserved, version };
   }
 
   /** How many reservations the key holds at `nowMs`. */

@@ -21,9 +21,6 @@ end
 return { now, redis.call('HGETALL', KEYS[1]) }
 `;
 
-/** The reply of PEEK_SCRIPT in its Buffer form. */
-export type PeekReply = [number, Buffer[]];
-
 // The layout the sliding-window script writes (sliding-window-script.ts): `s` packs 11 little-endian
 // doubles {code, time, then for the minute and the day window older, head, newest, newest's count, then
 // the ban's end}; `m<bucket>` and `d<bucket>` pack {count, next bucket} for every kept bucket before
@@ -77,9 +74,9 @@ export function subjectStateOf(hash: readonly Buffer[]): SubjectState {
   };
 }
 
-/** The standing of a subject from the reply of PEEK_SCRIPT. */
-export function standingOfReply(reply: PeekReply, policy: RateLimitPolicy): RateLimitStanding {
-  const [nowMs, hash] = reply;
+/** The standing of a subject from the reply of PEEK_SCRIPT in its Buffer form: {time, [field, value, ...]}. */
+export function standingOfReply(reply: unknown, policy: RateLimitPolicy): RateLimitStanding {
+  const [nowMs, hash] = Array.isArray(reply) ? reply : [];
   if (typeof nowMs !== 'number' || !Array.isArray(hash)) throw new Error('the rate-limit peek answered no state');
   return standingOf(subjectStateOf(hash), policy, nowMs);
 }

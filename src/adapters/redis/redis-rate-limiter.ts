@@ -1,4 +1,3 @@
-import type { Cluster, Redis, Result } from 'ioredis';
 import type { Clock } from '../../application/ports/clock.js';
 import type { LocalAnswers, RateLimiter } from '../../application/ports/rate-limiter.js';
 import { type BanPolicy, banPolicy, DEFAULT_BAN_POLICY, newBanState } from '../../domain/ban.js';
@@ -21,20 +20,9 @@ import {
 } from '../../domain/sliding-window.js';
 import { BanCache } from './ban-cache.js';
 import { clusterSlot } from './cluster-slot.js';
-import { PEEK_SCRIPT, type PeekReply, standingOfReply } from './redis-peek.js';
+import { PEEK_SCRIPT, standingOfReply } from './redis-peek.js';
+import { defineScript, type ScriptCall, type ScriptClient } from './script-client.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /**
-     * The sliding-window script of sliding-window-script.ts, registered by RedisRateLimiter: the number of
-     * decisions, their keys, then its arguments. Called in its Buffer form, as its reply is packed binary.
-     */
-    petstoreSlidingWindowBuffer(decisions: number, ...keysThenArguments: string[]): Result<Buffer, Context>;
-    /** The read-only script of redis-peek.ts: one subject's key, then the time or ''. */
-    petstorePeekBuffer(key: string, nowArg: string): Result<PeekReply, Context>;
-  }
-}
 
 /**
  * The Redis key of `subject` under `prefix`: one hash holds all of a subject's state (its fields are
@@ -104,13 +92,17 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   private pending: Pending[] = [];
   /** Calls sent and not answered yet. */
   private calls = 0;
+  /** The sliding-window script: the number of decisions, their keys, then its arguments. */
+  private readonly slidingWindow: ScriptCall;
+  /** The read-only script of redis-peek.ts: one subject's key, then the time or ''. */
+  private readonly peekScript: ScriptCall;
 
   /**
    * `clock` ages the bans held in process (against the server's time learned with each ban), and is the
    * time of every decision when `timeFrom` is 'clock'.
    */
   constructor(
-    private readonly client: Redis | Cluster,
+    private readonly client: ScriptClient,
     private readonly clock: Clock,
     options: RedisRateLimiterOptions = {},
   ) {
@@ -120,16 +112,16 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     this.clockDecides = options.timeFrom === 'clock';
     const { strikes, strikeWindowMs, escalationWindowMs, durationsMs } = this.banPolicy;
     this.banPolicyArg = [strikes, strikeWindowMs, escalationWindowMs, ...durationsMs].join(' ');
-    // defineCommand sends EVALSHA and falls back to EVAL when the server lacks the script (after a restart).
-    // Without numberOfKeys, the number of keys (here, of decisions) comes first in each call.
-    client.defineCommand('petstoreSlidingWindow', { lua: SLIDING_WINDOW_SCRIPT });
-    client.defineCommand('petstorePeek', { lua: PEEK_SCRIPT, numberOfKeys: 1 });
+    // In their Buffer form: the sliding window's reply is packed binary. Without numberOfKeys, the number of
+    // keys (here, of decisions) comes first in each call.
+    this.slidingWindow = defineScript(client, 'petstoreSlidingWindow', { lua: SLIDING_WINDOW_SCRIPT });
+    this.peekScript = defineScript(client, 'petstorePeek', { lua: PEEK_SCRIPT, numberOfKeys: 1 });
   }
 
   /** Where a subject stands, read by a script that writes nothing (see redis-peek.ts): one round trip. */
   async peek(subject: string, policy: RateLimitPolicy): Promise<RateLimitStanding> {
     const nowArg = this.clockDecides ? String(this.clock.nowMs()) : '';
-    return standingOfReply(await this.client.petstorePeekBuffer(rateLimitKey(subject, this.keyPrefix), nowArg), policy);
+    return standingOfReply(await this.peekScript(rateLimitKey(subject, this.keyPrefix), nowArg), policy);
   }
 
   admit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
@@ -171,7 +163,7 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
     this.calls += 1;
     // The count drops before any decision settles, so the decisions their callers ask for next go
     // together at the end of this task.
-    this.client.petstoreSlidingWindowBuffer(batch.length, ...keys, ...args).then(
+    this.slidingWindow(batch.length, ...keys, ...args).then(
       (reply) => {
         this.calls -= 1;
         this.settle(batch, reply);
@@ -184,10 +176,11 @@ export class RedisRateLimiter implements RateLimiter, LocalAnswers {
   }
 
   /** Reads every decision of the reply before settling any: a malformed reply fails the whole batch. */
-  private settle(batch: readonly Pending[], reply: Buffer): void {
+  private settle(batch: readonly Pending[], reply: unknown): void {
     const decisions: RateLimitDecision[] = [];
     try {
-      if (reply.length % 8 !== 0) throw new Error('the rate-limit script answered no packed figures');
+      if (!Buffer.isBuffer(reply) || reply.length % 8 !== 0)
+        throw new Error('the rate-limit script answered no packed figures');
       let at = 0;
       for (const d of batch) {
         const read = this.decisionOf(d, reply, at);
