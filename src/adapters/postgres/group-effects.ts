@@ -12,75 +12,95 @@ interface ValueOfType {
   text: string | null;
 }
 
-type EffectColumns = Readonly<Record<string, keyof ValueOfType>>;
+/** A column of an effect: its SQL type, and its value in a row of the effect (an `R`). */
+type Column<R> = { [T in keyof ValueOfType]: readonly [type: T, value: (row: R) => ValueOfType[T]] }[keyof ValueOfType];
 
 /** The SQL an effect's statement is made of: its rows as `e`, and its columns' names. */
-interface EffectSql<C extends EffectColumns> {
+interface EffectSql {
   /** `unnest` of the effect's arrays, `AS e(...)` with its columns' names. */
   readonly from: string;
   /** Its columns' names, comma-separated, in their order. */
   readonly names: string;
   /** `column = source.column` for each column but `kept`, for a SET; `source` is `e` unless named. */
-  setAllBut(kept: readonly (keyof C & string)[], source?: string): string;
+  setAllBut(kept: readonly string[], source?: string): string;
 }
 
-const effect = <const C extends EffectColumns>(columns: C, write: (sql: EffectSql<C>) => string) => ({
+interface Effect<R> {
+  readonly columns: Readonly<Record<string, Column<R>>>;
+  readonly write: (sql: EffectSql) => string;
+}
+
+const effect = <R>(columns: Record<string, Column<R>>, write: (sql: EffectSql) => string): Effect<R> => ({
   columns,
   write,
 });
 
 /**
- * What a group's decisions write, one CTE an effect of GROUP_WRITE, each with its rows' columns by name
- * and SQL type: the one place an effect is named. Its statement, its parameters and its row's type
- * (EffectRow) all follow from this list, so a new effect (or a new column of one) is a field here and
- * the value given where the decision is recorded (DecidedEffects). Each answers a row per row written.
+ * What a group's decisions write, one CTE of GROUP_WRITE an effect: the one place an effect is named.
+ * Each column is a name, its SQL type and its value in the effect's row, on one line; the statement,
+ * its parameters and their order all follow from this list, so a new effect of a decision (a column
+ * here, or an effect whose rows DecidedEffects keeps) is written here and nowhere else. Each statement
+ * answers a row per row written.
  */
 const EFFECTS = {
   /** A written pet, as the group leaves it, on the condition that its version is the one locked. */
-  updated: effect(
-    { id: 'bigint', locked_version: 'bigint', quantity: 'int', status: 'text', version: 'bigint', held: 'int' },
+  updated: effect<readonly [PetId, PetState]>(
+    {
+      id: ['bigint', ([id]) => id],
+      locked_version: ['bigint', ([, pet]) => pet.lockedVersion],
+      quantity: ['int', ([, pet]) => pet.quantity],
+      status: ['text', ([, pet]) => pet.status],
+      version: ['bigint', ([, pet]) => pet.version],
+      held: ['int', ([, pet]) => pet.held],
+    },
     ({ from, setAllBut }) =>
       `UPDATE pets p SET ${setAllBut(['id', 'locked_version'])} FROM ${from}
        WHERE p.id = e.id AND p.version = e.locked_version RETURNING 1`,
   ),
   /** A stored reservation the group moved off held (a commit, a release, a lapse), with its new state. */
-  settled: effect(
-    { id: 'text', state: 'text' },
+  settled: effect<readonly [id: string, state: string]>(
+    { id: ['text', ([id]) => id], state: ['text', ([, state]) => state] },
     ({ from }) =>
       `UPDATE reservations r SET state = e.state FROM ${from} WHERE r.id = e.id AND r.state = 'held' RETURNING 1`,
   ),
   /** A new reservation, in the state the group leaves it, with its key. */
-  reserved: effect(
+  reserved: effect<NewReservation>(
     {
-      id: 'text',
-      pet_id: 'bigint',
-      quantity: 'int',
-      state: 'text',
-      created_at_ms: 'bigint',
-      expires_at_ms: 'bigint',
-      actor: 'text',
+      id: ['text', ({ reservation }) => reservation.id],
+      pet_id: ['bigint', ({ reservation }) => reservation.petId],
+      quantity: ['int', ({ reservation }) => reservation.quantity],
+      state: ['text', ({ reservation }) => reservation.state],
+      created_at_ms: ['bigint', ({ reservation }) => reservation.createdAtMs],
+      expires_at_ms: ['bigint', ({ reservation }) => reservation.expiresAtMs],
+      actor: ['text', ({ actor }) => actor],
     },
     ({ from, names }) => `INSERT INTO reservations (${names}) SELECT * FROM ${from} RETURNING 1`,
   ),
   /** A recorded stock change. */
-  recorded: effect(
+  recorded: effect<StockChange>(
     {
-      id: 'bigint',
-      pet_id: 'bigint',
-      before_quantity: 'int',
-      before_status: 'text',
-      after_quantity: 'int',
-      after_status: 'text',
-      actor: 'text',
-      at_ms: 'bigint',
-      kind: 'text',
-      reason: 'text',
+      id: ['bigint', (change) => change.id],
+      pet_id: ['bigint', (change) => change.after.petId],
+      before_quantity: ['int', (change) => change.before.quantity],
+      before_status: ['text', (change) => change.before.status],
+      after_quantity: ['int', (change) => change.after.quantity],
+      after_status: ['text', (change) => change.after.status],
+      actor: ['text', (change) => change.actor],
+      at_ms: ['bigint', (change) => change.atMs],
+      kind: ['text', (change) => change.kind],
+      reason: ['text', (change) => change.reason],
     },
     ({ from, names }) => `INSERT INTO stock_changes (${names}) SELECT * FROM ${from} RETURNING 1`,
   ),
   /** A claim's outcome, stored over any earlier record of the same claim. */
-  claimed: effect(
-    { scope: 'text', key: 'text', fingerprint: 'text', outcome: 'text', expires_at_ms: 'bigint' },
+  claimed: effect<StoredClaim>(
+    {
+      scope: ['text', ({ claim }) => claim.scope],
+      key: ['text', ({ claim }) => claim.key],
+      fingerprint: ['text', ({ claim }) => claim.fingerprint],
+      outcome: ['text', ({ outcome }) => outcome],
+      expires_at_ms: ['bigint', ({ claim }) => claim.expiresAtMs],
+    },
     ({ from, names, setAllBut }) =>
       `INSERT INTO idempotency_records (${names}) SELECT * FROM ${from}
        ON CONFLICT (scope, key) DO UPDATE SET ${setAllBut(['scope', 'key'], 'excluded')} RETURNING 1`,
@@ -90,16 +110,11 @@ const EFFECTS = {
 type Effects = typeof EFFECTS;
 type EffectName = keyof Effects;
 
-/** A row of an effect, by column name. */
-export type EffectRow<N extends EffectName> = ValuesOf<Effects[N]['columns']>;
-
-type ValuesOf<C extends EffectColumns> = { readonly [K in keyof C]: ValueOfType[C[K]] };
-
 /** Every row a group writes, by effect. */
-export type EffectRows = { readonly [N in EffectName]: readonly EffectRow<N>[] };
+export type EffectRows = { readonly [N in EffectName]: readonly (Effects[N] extends Effect<infer R> ? R : never)[] };
 
 const EFFECT_NAMES = Object.keys(EFFECTS) as EffectName[];
-const columnsOfEffect = (name: EffectName): [string, keyof ValueOfType][] => Object.entries(EFFECTS[name].columns);
+const columnsOfEffect = (name: EffectName): [string, Column<never>][] => Object.entries(EFFECTS[name].columns);
 
 /** Each effect's CTE, its parameters numbered in the order of EFFECT_NAMES, then of its columns. */
 function effectCtes(): { ctes: string[]; parameters: number } {
@@ -107,19 +122,21 @@ function effectCtes(): { ctes: string[]; parameters: number } {
   const ctes = EFFECT_NAMES.map((name) => {
     const columns = columnsOfEffect(name);
     const names = columns.map(([column]) => column);
-    const arrays = columns.map(([, type]) => {
+    const arrays = columns.map(([, [type]]) => {
       parameters += 1;
       return `$${parameters}::${type}[]`;
     });
-    const write = EFFECTS[name].write as (sql: EffectSql<EffectColumns>) => string;
-    const sql = write({
+    const sql = EFFECTS[name].write({
       from: `unnest(${arrays.join(', ')}) AS e(${names.join(', ')})`,
       names: names.join(', '),
-      setAllBut: (kept, source = 'e') =>
-        names
+      setAllBut: (kept, source = 'e') => {
+        const unknown = kept.filter((column) => !names.includes(column));
+        if (unknown.length > 0) throw new Error(`the effect ${name} has no column ${unknown.join(', ')}`);
+        return names
           .filter((column) => !kept.includes(column))
           .map((column) => `${column} = ${source}.${column}`)
-          .join(', '),
+          .join(', ');
+      },
     });
     return `${name} AS (${sql})`;
   });
@@ -130,9 +147,9 @@ const { ctes, parameters } = effectCtes();
 
 /**
  * Applies every decision of the group, under the locks the reads took: each effect's rows, one array a
- * column, in EFFECTS' order (groupWriteValues), then the stripe of the stamp, which counts the pets written.
- * Answers how many rows each effect wrote, in that order: the caller checks them, and throws (rolling
- * everything back) on a mismatch, which would be a bug.
+ * column, in EFFECTS' order (groupWriteValues), then the stripe of the stamp, which counts the pets
+ * written. Answers how many rows each effect wrote, in that order: the caller checks them, and throws
+ * (rolling everything back) on a mismatch, which would be a bug.
  */
 export const GROUP_WRITE = prepared(
   'group_write',
@@ -147,11 +164,23 @@ export const effectCounts = (rows: EffectRows): number[] => EFFECT_NAMES.map((na
 /** GROUP_WRITE's parameters: each effect's columns as arrays, then the stripe of the first written pet. */
 export function groupWriteValues(rows: EffectRows): SqlValue[] {
   const arrays = EFFECT_NAMES.flatMap((name) => {
-    const written = rows[name] as readonly Readonly<Record<string, SqlValue>>[];
-    return columnsOfEffect(name).map(([column]) => written.map((row) => row[column] ?? null));
+    const written = rows[name] as readonly never[];
+    return columnsOfEffect(name).map(([, [, value]]): SqlValue[] => written.map((row) => value(row)));
   });
   const [first] = rows.updated;
-  return [...arrays, first === undefined ? 0 : stripeOf(BigInt(first.id) as PetId)];
+  return [...arrays, first === undefined ? 0 : stripeOf(first[0])];
+}
+
+/** A new reservation of the group, with the key that made it. */
+interface NewReservation {
+  readonly reservation: Reservation;
+  readonly actor: string;
+}
+
+/** A claim to store, with the outcome its write answered. */
+interface StoredClaim {
+  readonly claim: IdempotencyClaim;
+  readonly outcome: string;
 }
 
 /**
@@ -171,71 +200,40 @@ export interface PetState {
   written: boolean;
 }
 
-/** The effects of a group's decisions, recorded as they are taken, as rows of EFFECTS. */
+/** The effects of a group's decisions, kept as they are taken, as the rows of EFFECTS. */
 export class DecidedEffects {
   /** Stored reservations the group moved off held, with their new state. */
   private readonly moved = new Map<string, string>();
   /** New reservations, by id: one may be settled later in the group. */
-  private readonly created = new Map<string, EffectRow<'reserved'>>();
-  private readonly changes: EffectRow<'recorded'>[] = [];
-  private readonly claims: EffectRow<'claimed'>[] = [];
+  private readonly created = new Map<string, NewReservation>();
+  private readonly changes: StockChange[] = [];
+  private readonly claims: StoredClaim[] = [];
 
   /** A new reservation of `actor`, stored with the group. */
   create(reservation: Reservation, actor: string): void {
-    const { id, petId, quantity, state, createdAtMs, expiresAtMs } = reservation;
-    this.created.set(id, {
-      id,
-      pet_id: petId,
-      quantity,
-      state,
-      created_at_ms: createdAtMs,
-      expires_at_ms: expiresAtMs,
-      actor,
-    });
+    this.created.set(reservation.id, { reservation, actor });
   }
 
   /** Moves a reservation (stored, or new in the group) off held. */
   settle(id: string, state: Reservation['state']): void {
     const created = this.created.get(id);
     if (created === undefined) this.moved.set(id, state);
-    else this.created.set(id, { ...created, state });
+    else this.created.set(id, { ...created, reservation: { ...created.reservation, state } });
   }
 
   record(change: StockChange): void {
-    const { before, after } = change;
-    this.changes.push({
-      id: change.id,
-      pet_id: after.petId,
-      before_quantity: before.quantity,
-      before_status: before.status,
-      after_quantity: after.quantity,
-      after_status: after.status,
-      actor: change.actor,
-      at_ms: change.atMs,
-      kind: change.kind,
-      reason: change.reason,
-    });
+    this.changes.push(change);
   }
 
   claim(claim: IdempotencyClaim, outcome: string): void {
-    const { scope, key, fingerprint, expiresAtMs } = claim;
-    this.claims.push({ scope, key, fingerprint, outcome, expires_at_ms: expiresAtMs });
+    this.claims.push({ claim, outcome });
   }
 
   /** Every row the group writes, with the written pets' last states. */
   rows(pets: readonly [PetId, PetState][]): EffectRows {
     return {
-      updated: pets
-        .filter(([, pet]) => pet.written)
-        .map(([id, pet]) => ({
-          id,
-          locked_version: pet.lockedVersion,
-          quantity: pet.quantity,
-          status: pet.status,
-          version: pet.version,
-          held: pet.held,
-        })),
-      settled: [...this.moved].map(([id, state]) => ({ id, state })),
+      updated: pets.filter(([, pet]) => pet.written),
+      settled: [...this.moved],
       reserved: [...this.created.values()],
       recorded: this.changes,
       claimed: this.claims,
