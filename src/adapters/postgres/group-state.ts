@@ -11,14 +11,18 @@ import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import { encodeOutcome } from '../sql/stock-outcome-json.js';
 import { newReservationId } from '../web/reservation-id.js';
-import { type PetState, WriteColumns } from './group-columns.js';
+import { DecidedEffects, type PetState } from './group-effects.js';
 
 /**
  * A pet's entry as `atMs` sees it, with the holds that lapsed by then: the one place this store takes
  * the core's lapse (`decideLapse`) of what the group read, its held count and version as answered; `move`
  * then stores the pet as a decision left it and the lapsed holds in the state answered.
  */
-function entryAt(petId: PetId, pet: PetState, atMs: number): { entry: InventoryEntry; lapsed: readonly Reservation[] } {
+function entryAndLapseAt(
+  petId: PetId,
+  pet: PetState,
+  atMs: number,
+): { entry: InventoryEntry; lapsed: readonly Reservation[] } {
   const lapse = decideLapse(pet.holds, { reserved: pet.held, version: pet.version }, atMs);
   // The domain re-checks the row (the status is cast only for the type): a corrupt row throws.
   const item = inventoryItem(petId, pet.quantity, pet.status as PetStatus, lapse.reserved);
@@ -39,11 +43,11 @@ export interface KeyHolds {
 /**
  * What a group has read under its locks, moved by each command it decides, in the group's order: its
  * pets, the reservations its commits and releases name, the holds of its reserves' keys, the change
- * ids it took; and the columns of its one write. Each command is decided by the core alone on what the
+ * ids it took; and the effects of its one write. Each command is decided by the core alone on what the
  * commands before it left: a refused command writes nothing, and the others go on.
  */
 export class GroupState {
-  readonly columns = new WriteColumns();
+  readonly effects = new DecidedEffects();
   /** Reservations the group moved off held: a key no longer counts them. */
   private readonly ended = new Set<string>();
 
@@ -62,7 +66,7 @@ export class GroupState {
   decideStock(command: StockCommand, claim: ClaimFound | undefined): StockWriteResult {
     const seen = command.orders.map((order) => {
       const pet = this.pets.get(order.petId);
-      return pet === undefined ? undefined : { pet, ...entryAt(order.petId, pet, command.atMs) };
+      return pet === undefined ? undefined : { pet, ...entryAndLapseAt(order.petId, pet, command.atMs) };
     });
     const changeIds = this.freeIds.slice(0, command.orders.length);
     const decision = decideStockWrite({ command, entries: seen.map((s) => s?.entry), claim, changeIds });
@@ -71,11 +75,11 @@ export class GroupState {
       const read = seen[index];
       if (read === undefined) throw new Error('a written entry must be one the store read');
       this.move(read.pet, read.lapsed, written.change.after, written.reserved, written.version);
-      this.columns.record(written.change);
+      this.effects.record(written.change);
     });
     this.freeIds.splice(0, decision.written.length);
     if (decision.claimed !== undefined)
-      this.columns.claim(decision.claimed.claim, encodeOutcome(decision.claimed.outcome));
+      this.effects.claim(decision.claimed.claim, encodeOutcome(decision.claimed.outcome));
     return decision.result;
   }
 
@@ -86,7 +90,7 @@ export class GroupState {
     const reservation = named === undefined ? undefined : withoutKey(named);
     const petId = order.kind === 'reserve' ? order.petId : reservation?.petId;
     const pet = petId === undefined ? undefined : this.pets.get(petId);
-    const seen = pet === undefined || petId === undefined ? undefined : entryAt(petId, pet, command.atMs);
+    const seen = pet === undefined || petId === undefined ? undefined : entryAndLapseAt(petId, pet, command.atMs);
     const [changeId] = this.freeIds;
     if (changeId === undefined) throw new Error('a group takes a change id for each reservation write');
     const decision = decideReservationWrite({
@@ -104,7 +108,7 @@ export class GroupState {
       if (pet === undefined || seen === undefined) throw new Error('a written reservation must be of a pet read');
       this.move(pet, seen.lapsed, entry.level, entry.reserved, entry.version);
       if (order.kind === 'reserve') {
-        this.columns.create(written, command.actor);
+        this.effects.create(written, command.actor);
         pet.holds.push(written);
         this.count(command.actor, written, 1);
       } else {
@@ -112,8 +116,8 @@ export class GroupState {
         pet.holds = pet.holds.filter((hold) => hold.id !== written.id);
       }
     }
-    if (change !== undefined) this.columns.record(change);
-    if (claimed !== undefined) this.columns.claim(claimed.claim, encodeOutcome(claimed.outcome));
+    if (change !== undefined) this.effects.record(change);
+    if (claimed !== undefined) this.effects.claim(claimed.claim, encodeOutcome(claimed.outcome));
     return decision.result;
   }
 
@@ -121,7 +125,7 @@ export class GroupState {
   expire(atMs: number): number {
     let marked = 0;
     for (const [petId, pet] of this.pets) {
-      const { entry, lapsed } = entryAt(petId as PetId, pet, atMs);
+      const { entry, lapsed } = entryAndLapseAt(petId as PetId, pet, atMs);
       if (lapsed.length === 0) continue;
       this.move(pet, lapsed, pet, entry.item.reserved, entry.version);
       marked += lapsed.length;
@@ -150,7 +154,7 @@ export class GroupState {
 
   private settle(id: string, state: Reservation['state']): void {
     this.ended.add(id);
-    this.columns.settle(id, state);
+    this.effects.settle(id, state);
     const named = this.reservations.get(id);
     if (named === undefined || named.state !== 'held') return;
     this.reservations.set(id, { ...named, state });
@@ -160,7 +164,7 @@ export class GroupState {
 
   /**
    * Moves a pet to what a decision wrote; the holds that lapsed on the way (`decideLapse`'s, see
-   * entryAt) are stored with it in the state the core answered.
+   * entryAndLapseAt) are stored with it in the state the core answered.
    */
   private move(
     pet: PetState,

@@ -1,14 +1,13 @@
 import { heldAt, lapsedBy } from '../sql/hold-expiry.js';
-import { countWrites } from './inventory-stamp.js';
 import { prepared } from './postgres-database.js';
 
 /*
  * The statements of a group of writes (stock and reservation writes alike), all in one transaction: the
  * first round trip locks what the group names and reads it, the second applies every decision in one
- * statement and commits. Each statement is sent without waiting for the one before it (a pipelined
- * connection), and each later one takes its snapshot once the one before has ended: what is read is read
- * under the locks. Every transaction that locks takes keys before pets, each in a fixed order (keys
- * sorted, pets by id), so none waits on another in a cycle.
+ * statement (GROUP_WRITE, in group-effects.ts) and commits. Each statement is sent without waiting for
+ * the one before it (a pipelined connection), and each later one takes its snapshot once the one before
+ * has ended: what is read is read under the locks. Every transaction that locks takes keys before pets,
+ * each in a fixed order (keys sorted, pets by id), so none waits on another in a cycle.
  */
 
 /**
@@ -121,51 +120,6 @@ export const GROUP_CHANGE_IDS = prepared(
 
 /**
  * The group's transaction id, read before its COMMIT is sent: should the answer to COMMIT be lost, the
- * commit log says by this id whether the group was saved (see GroupCommit).
+ * commit log says by this id whether the group was saved (see GroupedWriter).
  */
 export const GROUP_XACT_ID = prepared('group_xact_id', 'SELECT pg_current_xact_id()::text');
-
-/**
- * Applies every decision of the group, under the locks the reads took. Parameters, one array element a
- * written pet (its last state in the group): $1 ids, $2 versions as locked, $3 versions, $4 quantities,
- * $5 statuses, $6 held; one a stored reservation whose state the group moved off held (a commit, a
- * release, a lapse): $7 ids, $8 states; one a new reservation: $9 ids, $10 pets, $11 quantities, $12
- * states, $13 created and $14 expiry times, $15 keys; one a change: $16 ids, $17 pet ids, $18 and $19
- * quantities and statuses before, $20 and $21 after, $22 actors, $23 times, $24 kinds, $25 reasons; one
- * a claim to store: $26 scopes, $27 keys, $28 fingerprints, $29 outcomes, $30 expiry times; $31 the
- * stamp's stripe. Answers how many rows each part wrote: the caller checks them, and throws (rolling
- * everything back) on a mismatch, which would be a bug.
- */
-export const GROUP_WRITE = prepared(
-  'group_write',
-  `WITH input AS (
-  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::int[], $5::text[], $6::int[])
-    AS i(pet_id, read_version, version, quantity, status, held)),
-updated AS (
-  UPDATE pets p SET quantity = i.quantity, status = i.status, version = i.version, held = i.held FROM input i
-  WHERE p.id = i.pet_id AND p.version = i.read_version
-  RETURNING p.id),
-moved AS (
-  UPDATE reservations r SET state = m.state FROM unnest($7::text[], $8::text[]) AS m(id, state)
-  WHERE r.id = m.id AND r.state = 'held'
-  RETURNING 1),
-reserved AS (
-  INSERT INTO reservations (id, pet_id, quantity, state, created_at_ms, expires_at_ms, actor)
-  SELECT * FROM unnest($9::text[], $10::bigint[], $11::int[], $12::text[], $13::bigint[], $14::bigint[], $15::text[])
-  RETURNING 1),
-recorded AS (
-  INSERT INTO stock_changes
-    (id, pet_id, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason)
-  SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::int[], $19::text[], $20::int[], $21::text[], $22::text[],
-    $23::bigint[], $24::text[], $25::text[])
-  RETURNING 1),
-claimed AS (
-  INSERT INTO idempotency_records (scope, key, fingerprint, outcome, expires_at_ms)
-  SELECT * FROM unnest($26::text[], $27::text[], $28::text[], $29::text[], $30::bigint[])
-  ON CONFLICT (scope, key) DO UPDATE
-    SET fingerprint = excluded.fingerprint, outcome = excluded.outcome, expires_at_ms = excluded.expires_at_ms
-  RETURNING 1),
-counted AS (${countWrites('(SELECT count(*) FROM updated)', '$31')} AND EXISTS (SELECT FROM updated))
-SELECT (SELECT count(*) FROM updated)::int, (SELECT count(*) FROM moved)::int, (SELECT count(*) FROM reserved)::int,
-  (SELECT count(*) FROM recorded)::int, (SELECT count(*) FROM claimed)::int`,
-);

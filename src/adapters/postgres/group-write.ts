@@ -5,7 +5,7 @@ import { firstPetOf, type IdempotencyClaim, type StockCommand } from '../../doma
 import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { storedClaimOf } from '../sql/stock-outcome-json.js';
-import type { PetState } from './group-columns.js';
+import { effectCounts, GROUP_WRITE, groupWriteValues, type PetState } from './group-effects.js';
 import { GroupState, type KeyHolds } from './group-state.js';
 import {
   GROUP_CHANGE_IDS,
@@ -18,11 +18,10 @@ import {
   GROUP_READ_PETS,
   GROUP_READ_RESERVATIONS,
   GROUP_READ_ROWS,
-  GROUP_WRITE,
   GROUP_XACT_ID,
 } from './group-statements.js';
 import { PostgresUnavailableError, type Transaction } from './postgres-database.js';
-import { keyedReservationOfRow, type ReservationRow } from './postgres-reservation-statements.js';
+import { keyedReservationOfPgRow, type PgReservationRow } from './postgres-reservation-statements.js';
 
 /** A write a group takes: a stock write (set, adjust, batch) or a reservation write (reserve, commit, release). */
 export type GroupWrite =
@@ -126,7 +125,7 @@ async function readGroup(tx: Transaction, names: Names) {
     settles
       ? tx.rows<RowRead>(GROUP_READ_ROWS, [names.pets, names.settled, names.latest])
       : tx.rows<RowRead>(GROUP_READ_PETS, [names.pets, names.latest]),
-    settles ? tx.rows<ReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]) : none,
+    settles ? tx.rows<PgReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]) : none,
     keys.length === 0 ? none : tx.rows<KeyHoldsRead>(GROUP_KEY_HOLDS, [keys, names.earliestReserve, names.latest]),
     names.changes === 0 ? none : tx.rows<[bigint]>(GROUP_CHANGE_IDS, [names.changes]),
     tx.rows<[string]>(GROUP_XACT_ID),
@@ -151,7 +150,7 @@ async function readGroup(tx: Transaction, names: Names) {
   for (const [actor, running, lapsing] of holds) {
     keyHolds.set(actor, { running, lapsing: new Map((lapsing ?? []).map(([id, expiresAtMs]) => [id, expiresAtMs])) });
   }
-  const named = new Map(reservations.map((row) => [row[0], keyedReservationOfRow(row)]));
+  const named = new Map(reservations.map((row) => [row[0], keyedReservationOfPgRow(row)]));
   const state = new GroupState(
     pets,
     named,
@@ -188,15 +187,13 @@ function claimsFound(
 /** Sends the group's one write with COMMIT, and checks it wrote what was decided. */
 async function applyGroup(tx: Transaction, state: GroupState): Promise<void> {
   const pets = [...state.pets.entries()] as [PetId, PetState][];
-  const expected = state.columns.expected(pets);
+  const rows = state.effects.rows(pets);
+  const expected = effectCounts(rows);
   if (expected.every((count) => count === 0)) {
     await tx.commit();
     return;
   }
-  const [[answered = []]] = await Promise.all([
-    tx.rows<number[]>(GROUP_WRITE, state.columns.values(pets)),
-    tx.commit(),
-  ]);
+  const [[answered = []]] = await Promise.all([tx.rows<number[]>(GROUP_WRITE, groupWriteValues(rows)), tx.commit()]);
   if (expected.some((count, index) => answered[index] !== count)) {
     throw new Error('a group of writes did not apply under its locks');
   }
@@ -204,7 +201,7 @@ async function applyGroup(tx: Transaction, state: GroupState): Promise<void> {
 
 /**
  * Thrown when a group's connection was lost while its COMMIT was sent or answered: the group may be
- * saved or not. It carries what GroupCommit needs to find out (the transaction's id) and to answer each
+ * saved or not. It carries what GroupedWriter needs to find out (the transaction's id) and to answer each
  * write should the group be saved (the outcomes decided). Still a PostgresUnavailableError: the server
  * could not be heard, and a group that did not commit is answered as such.
  */

@@ -10,12 +10,12 @@ export type { PostgresOptions } from './postgres-database.js';
 export type { PostgresStorage } from './postgres-storage.js';
 
 await requirePeers('petstore-inventory/postgres', ['pg']);
-const storage = await import('./postgres-storage.js');
+const postgresStorage = await import('./postgres-storage.js');
 
 /**
  * Connects to the database at `options.url`, brings its schema up to date (under an advisory lock) and
  * gives every storage port over it, and `close()`.
  */
-export const openPostgresStorage = storage.openPostgresStorage;
+export const openPostgresStorage = postgresStorage.openPostgresStorage;
 /** The URL without its password, for messages and logs. */
-export const describeUrl = storage.describeUrl;
+export const describeUrl = postgresStorage.describeUrl;

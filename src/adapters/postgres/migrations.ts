@@ -258,7 +258,7 @@ const MIGRATION_LOCK = 0x50455453_544f5245n;
  * things this code would get wrong. The statement timeout is lifted for the migration alone, which may
  * wait for the lock or rewrite a large table.
  */
-export async function migrate(db: PostgresDatabase, where: string): Promise<void> {
+export async function migratePostgres(db: PostgresDatabase, where: string): Promise<void> {
   const known = MIGRATIONS.length;
   await db.transaction(async (tx) => {
     await tx.run('SET LOCAL statement_timeout = 0');

@@ -19,7 +19,8 @@ const INSERT = `INSERT INTO api_keys (${INSERT_COLUMNS}) VALUES ($1, $2, $3, $4,
 const AUDIT =
   'INSERT INTO api_key_audit (action, key_id, actor, at_ms, new_key_id, expires_at_ms) VALUES ($1, $2, $3, $4, $5, $6)';
 
-const read = (row: KeyRow | undefined): ApiKeyRecord | undefined => (row === undefined ? undefined : recordOfRow(row));
+const recordIfFound = (row: KeyRow | undefined): ApiKeyRecord | undefined =>
+  row === undefined ? undefined : recordOfRow(row);
 
 /**
  * The `api_keys` table: hashes of keys, never keys; and `api_key_audit`, the trail of admin changes,
@@ -31,7 +32,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await this.db.rows<KeyRow>(BY_HASH, [hash]);
-    return read(row);
+    return recordIfFound(row);
   }
 
   async findById(id: string): Promise<ApiKeyRecord | undefined> {
@@ -115,6 +116,6 @@ export class PostgresApiKeyStore implements ApiKeyStore {
 
   private async byId(on: Queryable, id: string): Promise<ApiKeyRecord | undefined> {
     const [row] = await on.rows<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
-    return read(row);
+    return recordIfFound(row);
   }
 }

@@ -13,7 +13,7 @@ export interface PostgresOptions {
   readonly statementTimeoutMs?: number;
   /** The longest a request waits for a connection, new or from the pool; default 2,000 ms. */
   readonly connectTimeoutMs?: number;
-  /** Groups of stock writes under way at once, each on a connection of its own; default 2 (see GroupCommit). */
+  /** Groups of stock writes under way at once, each on a connection of its own; default 2 (see GroupedWriter). */
   readonly writeLanes?: number;
   /** Told when the server stops answering (with the failure) and when it answers again. */
   readonly onHealthChange?: (healthy: boolean, cause?: unknown) => void;
@@ -72,7 +72,7 @@ const NETWORK_CODES = new Set([
 const DRIVER_MESSAGES =
   /timeout exceeded when trying to connect|Connection terminated|Query read timeout|not queryable/;
 
-function isUnavailable(error: unknown): boolean {
+function meansUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof pg.DatabaseError) {
     const state = error.code ?? '';
@@ -85,7 +85,7 @@ function isUnavailable(error: unknown): boolean {
 
 /** Turns a failure of the server or the connection into PostgresUnavailableError; anything else stays as it is. */
 function classified(error: unknown): unknown {
-  return isUnavailable(error) ? new PostgresUnavailableError({ cause: error }) : error;
+  return meansUnavailable(error) ? new PostgresUnavailableError({ cause: error }) : error;
 }
 
 /** int8 comes back as an exact bigint: ids span the whole signed 64-bit range. Set on the pool, not globally. */
@@ -168,7 +168,7 @@ interface CheckedOut {
 }
 
 /** Carries a refusal out of a transaction, which rolls back only when its work throws. */
-class Refusal<E> extends Error {
+class TransactionRefusal<E> extends Error {
   constructor(readonly reason: E) {
     super('the write was refused');
   }
@@ -236,11 +236,11 @@ export class PostgresDatabase implements Queryable {
     try {
       await this.transaction(async (tx) => {
         const refusal = await work(tx);
-        if (refusal !== undefined) throw new Refusal(refusal);
+        if (refusal !== undefined) throw new TransactionRefusal(refusal);
       });
       return undefined;
     } catch (error) {
-      if (error instanceof Refusal) return error.reason as E;
+      if (error instanceof TransactionRefusal) return error.reason as E;
       throw error;
     }
   }

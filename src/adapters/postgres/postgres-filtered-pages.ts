@@ -7,14 +7,14 @@ import { reservedAt } from './postgres-reservation-statements.js';
 const WALK_BUDGET_PER_ENTRY = 8;
 const WALK_BUDGET_MIN = 1_024;
 
-type StockRow = [id: bigint, quantity: number, status: string, reserved: number];
+type PgStockRow = [id: bigint, quantity: number, status: string, reserved: number];
 
 /** How far a walk went: how many pets it read, and the last id among them (null: none). */
-type WalkEnd = [read: number, last: bigint | null];
+type PgWalkEnd = [read: number, last: bigint | null];
 
 // The parameters, by position in every statement below: $1 after (null: from the first), $2 size,
 // $3 the time reserved is read at, $4 maxAvailable, $5 the walk's budget.
-const COLUMNS = `id, quantity, status, ${reservedAt('$3')}`;
+const PAGE_COLUMNS = `id, quantity, status, ${reservedAt('$3')}`;
 const AFTER = '($1::bigint IS NULL OR id > $1::bigint)';
 // What is available checked exactly; `quantity - held` first, as the index has it.
 const LOW_STOCK = `quantity - held <= $4::integer AND (held = 0 OR quantity - ${reservedAt('$3')} <= $4::integer)`;
@@ -39,13 +39,13 @@ export async function filteredPage(
   after: PetId | undefined,
   size: number,
   now: number,
-): Promise<StockRow[]> {
+): Promise<PgStockRow[]> {
   const statuses = ofStatuses(query);
   if (query.maxAvailable === undefined) {
     const ids = (query.statuses ?? [])
       .map((status) => `(SELECT id FROM pets WHERE status = '${status}' AND ${AFTER} ORDER BY id LIMIT $2)`)
       .join(' UNION ALL ');
-    return db.rows<StockRow>(`SELECT ${COLUMNS} FROM pets WHERE id IN (${ids}) ORDER BY id LIMIT $2`, [
+    return db.rows<PgStockRow>(`SELECT ${PAGE_COLUMNS} FROM pets WHERE id IN (${ids}) ORDER BY id LIMIT $2`, [
       after ?? null,
       size,
       now,
@@ -53,18 +53,18 @@ export async function filteredPage(
   }
   const budget = Math.max(WALK_BUDGET_MIN, size * WALK_BUDGET_PER_ENTRY);
   const walk = `SELECT * FROM pets WHERE ${AFTER} ORDER BY id LIMIT $5`;
-  const walked = await db.rows<StockRow>(
-    `SELECT ${COLUMNS} FROM (${walk}) AS pets WHERE ${statuses} AND ${LOW_STOCK} ORDER BY id LIMIT $2`,
+  const walked = await db.rows<PgStockRow>(
+    `SELECT ${PAGE_COLUMNS} FROM (${walk}) AS pets WHERE ${statuses} AND ${LOW_STOCK} ORDER BY id LIMIT $2`,
     [after ?? null, size, now, query.maxAvailable, budget],
   );
   if (walked.length >= size) return walked;
-  const [[read, last] = [0, null]] = await db.rows<WalkEnd>(
+  const [[read, last] = [0, null]] = await db.rows<PgWalkEnd>(
     `SELECT count(*)::integer, max(id) FROM (SELECT id FROM pets WHERE ${AFTER} ORDER BY id LIMIT $2) AS walked`,
     [after ?? null, budget],
   );
   if (read < budget || last === null) return walked;
-  const rest = await db.rows<StockRow>(
-    `SELECT ${COLUMNS} FROM pets WHERE id > $1::bigint AND ${statuses} AND ${LOW_STOCK} ORDER BY id LIMIT $2`,
+  const rest = await db.rows<PgStockRow>(
+    `SELECT ${PAGE_COLUMNS} FROM pets WHERE id > $1::bigint AND ${statuses} AND ${LOW_STOCK} ORDER BY id LIMIT $2`,
     [last, size - walked.length, now, query.maxAvailable],
   );
   return walked.concat(rest);

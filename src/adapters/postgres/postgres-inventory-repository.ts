@@ -14,16 +14,16 @@ import type { ReservationCommand, ReservationWriteResult } from '../../domain/re
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
-import { GroupCommit } from './group-commit.js';
 import { expireGroup } from './group-write.js';
+import { GroupedWriter } from './grouped-writer.js';
 import { type PostgresDatabase, prepared } from './postgres-database.js';
 import { filteredPage } from './postgres-filtered-pages.js';
 import { listHoldsIn, nextHolderIn } from './postgres-hold-statements.js';
 import { namedItems, pageQuery, searchedPage } from './postgres-named-pages.js';
 import {
-  type EntryRow,
-  entryOfRow,
+  entryOfPgRow,
   LAPSED_PETS,
+  type PgEntryRow,
   readReservation,
   reservedAt,
   STAMP_AT,
@@ -48,14 +48,14 @@ const ENTRY = prepared(
 /** The most entries one chunk of a list holds. */
 const LIST_CHUNK = 1_000;
 
-type StockRow = [id: bigint, quantity: number, status: string, reserved: number];
+type PgStockRow = [id: bigint, quantity: number, status: string, reserved: number];
 
 /** The domain re-checks the row (the status is cast only for the type), so a corrupt row throws instead of leaking. */
-const itemOfRow = (row: StockRow): InventoryItem => inventoryItem(row[0], row[1], row[2] as PetStatus, row[3]);
+const itemOfPgRow = (row: PgStockRow): InventoryItem => inventoryItem(row[0], row[1], row[2] as PetStatus, row[3]);
 
 /**
  * Stock levels in the `pets` table, shared by every instance. Stock and reservation writes go in groups
- * (see group-commit.ts): the group's keys and rows locked and read, the core's decision of each write,
+ * (see grouped-writer.ts): the group's keys and rows locked and read, the core's decision of each write,
  * and one statement that applies them all, in one transaction.
  */
 export class PostgresInventoryRepository implements InventoryRepository {
@@ -65,7 +65,7 @@ export class PostgresInventoryRepository implements InventoryRepository {
    */
   private readonly stamps: SharedRead<string>;
   /** Stock and reservation writes, committed in groups; a group that fails is written again a write at a time. */
-  private readonly group: GroupCommit;
+  private readonly group: GroupedWriter;
 
   /** `clock` is the time what is reserved is read at. */
   constructor(
@@ -78,7 +78,7 @@ export class PostgresInventoryRepository implements InventoryRepository {
       const [row] = await this.db.rows<[string]>(STAMP_AT, [this.clock.nowMs()]);
       return (row as [string])[0];
     });
-    this.group = new GroupCommit(db, writeLanes === undefined ? {} : { lanes: writeLanes });
+    this.group = new GroupedWriter(db, writeLanes === undefined ? {} : { lanes: writeLanes });
   }
 
   /**
@@ -95,10 +95,10 @@ export class PostgresInventoryRepository implements InventoryRepository {
       const rows = filtered
         ? await filteredPage(this.db, query, after, size, now)
         : after === undefined
-          ? await this.db.rows<StockRow>(FIRST_PAGE, [size, now])
-          : await this.db.rows<StockRow>(NEXT_PAGE, [after, size, now]);
+          ? await this.db.rows<PgStockRow>(FIRST_PAGE, [size, now])
+          : await this.db.rows<PgStockRow>(NEXT_PAGE, [after, size, now]);
       if (rows.length === 0) return;
-      const chunk = rows.map(itemOfRow);
+      const chunk = rows.map(itemOfPgRow);
       left -= chunk.length;
       after = (chunk[chunk.length - 1] as InventoryItem).petId;
       yield chunk;
@@ -115,8 +115,8 @@ export class PostgresInventoryRepository implements InventoryRepository {
   }
 
   async get(petId: PetId): Promise<InventoryEntry | undefined> {
-    const [row] = await this.db.rows<EntryRow>(ENTRY, [petId, this.clock.nowMs()]);
-    return row === undefined ? undefined : entryOfRow(row);
+    const [row] = await this.db.rows<PgEntryRow>(ENTRY, [petId, this.clock.nowMs()]);
+    return row === undefined ? undefined : entryOfPgRow(row);
   }
 
   /** See STAMP_AT: exact across instances, and one small query, shared (see `stamps`). */

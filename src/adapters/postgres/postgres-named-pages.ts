@@ -8,7 +8,7 @@ import type { PetStatus } from '../../domain/pet-status.js';
 import type { Queryable, SqlValue } from './postgres-database.js';
 import { reservedAt } from './postgres-reservation-statements.js';
 
-type NamedRow = [
+type PgNamedRow = [
   id: bigint,
   name: string,
   categoryId: string | null,
@@ -48,7 +48,7 @@ export async function searchedPage(
     const max = `$${values.push(query.maxAvailable)}::integer`;
     where.push(`quantity - held <= ${max} AND (held = 0 OR quantity - ${reservedAt('$2')} <= ${max})`);
   }
-  const rows = await db.rows<NamedRow>(
+  const rows = await db.rows<PgNamedRow>(
     `SELECT pets.id, pets.name, category_id, category_name, quantity, status, ${reservedAt('$2')}
      FROM pets JOIN pet_names USING (id) WHERE ${where.join(' AND ')} ORDER BY pets.id LIMIT $1`,
     values,

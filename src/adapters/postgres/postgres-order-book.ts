@@ -6,9 +6,9 @@ import { fail, ok, type Result } from '../../domain/result.js';
 import { oneBatch, slices, valuesList } from './multi-row.js';
 import type { PostgresDatabase, Queryable } from './postgres-database.js';
 
-type OrderRow = [id: bigint, petId: bigint, quantity: number, shipDate: string, status: string, complete: boolean];
+type PgOrderRow = [id: bigint, petId: bigint, quantity: number, shipDate: string, status: string, complete: boolean];
 
-function orderOfRow([id, pet, quantity, shipDate, status, complete]: OrderRow): Order {
+function orderOfPgRow([id, pet, quantity, shipDate, status, complete]: PgOrderRow): Order {
   if (!isOrderStatus(status)) throw new Error(`order ${id} has the unknown status ${status}`);
   return { id, petId: petId(pet), quantity, shipDate, status, complete };
 }
@@ -61,10 +61,10 @@ export class PostgresOrderBook implements OrderBook {
   constructor(private readonly db: PostgresDatabase) {}
 
   async list(): Promise<readonly Order[]> {
-    const rows = await this.db.rows<OrderRow>(
+    const rows = await this.db.rows<PgOrderRow>(
       'SELECT id, pet_id, quantity, ship_date, status, complete FROM orders ORDER BY id',
     );
-    return rows.map(orderOfRow);
+    return rows.map(orderOfPgRow);
   }
 
   addAll(orders: readonly Order[]): Promise<Result<number, OrderRefusal>> {

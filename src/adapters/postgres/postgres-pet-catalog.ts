@@ -9,7 +9,7 @@ import { countWrite } from './inventory-stamp.js';
 import { oneBatch, slices, valuesList } from './multi-row.js';
 import { type PostgresDatabase, prepared, type Queryable } from './postgres-database.js';
 
-type PetRow = [
+type PgPetRow = [
   id: bigint,
   name: string,
   status: string,
@@ -19,22 +19,22 @@ type PetRow = [
   tags: string,
 ];
 
-type StockedRow = [...PetRow, quantity: number];
+type StockedRow = [...PgPetRow, quantity: number];
 
-const COLUMNS = 'id, name, status, category_id, category_name, photo_urls, tags';
-const BY_ID = prepared('pet_by_id', `SELECT ${COLUMNS} FROM pets WHERE id = $1`);
+const PET_COLUMNS = 'id, name, status, category_id, category_name, photo_urls, tags';
+const BY_ID = prepared('pet_by_id', `SELECT ${PET_COLUMNS} FROM pets WHERE id = $1`);
 /** As many pets a chunk of an export holds as a chunk of the inventory list. */
 const EXPORT_CHUNK = 1_000;
-const FIRST_EXPORT = prepared('pets_first_export', `SELECT ${COLUMNS}, quantity FROM pets ORDER BY id LIMIT $1`);
+const FIRST_EXPORT = prepared('pets_first_export', `SELECT ${PET_COLUMNS}, quantity FROM pets ORDER BY id LIMIT $1`);
 const NEXT_EXPORT = prepared(
   'pets_next_export',
-  `SELECT ${COLUMNS}, quantity FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
+  `SELECT ${PET_COLUMNS}, quantity FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
 );
 
-const petOfRow = ([id, name, status, categoryId, categoryName, photoUrls, tags]: PetRow | StockedRow): Pet =>
+const petOfPgRow = ([id, name, status, categoryId, categoryName, photoUrls, tags]: PgPetRow | StockedRow): Pet =>
   petOfColumns({ id, name, status, categoryId, categoryName, photoUrls, tags });
 
-const duplicate = (id: bigint, twice: boolean): DuplicatePet =>
+const duplicatePet = (id: bigint, twice: boolean): DuplicatePet =>
   domainError('duplicate_pet', twice ? `pet id ${id} is given twice` : `a pet with id ${id} already exists`);
 
 /**
@@ -59,8 +59,8 @@ async function stageSlice(tx: Queryable, pets: readonly NewPet[], seq: number): 
     ),
   );
   for (const p of pets) {
-    if (!fresh.has(p.id)) return duplicate(p.id, true);
-    if (stored.has(p.id)) return duplicate(p.id, false);
+    if (!fresh.has(p.id)) return duplicatePet(p.id, true);
+    if (stored.has(p.id)) return duplicatePet(p.id, false);
     // An id given twice in this slice: the first was staged, the second was not.
     fresh.delete(p.id);
   }
@@ -85,7 +85,7 @@ async function storeStaged(tx: Queryable, count: number): Promise<DuplicatePet |
     `SELECT s.id FROM staged_pets s JOIN pets p USING (id)
      WHERE p.xmin <> pg_current_xact_id()::xid ORDER BY s.seq LIMIT 1`,
   );
-  return duplicate(id, false);
+  return duplicatePet(id, false);
 }
 
 /**
@@ -97,8 +97,8 @@ export class PostgresPetCatalog implements PetCatalog {
   constructor(private readonly db: PostgresDatabase) {}
 
   async get(id: PetId): Promise<Pet | undefined> {
-    const [row] = await this.db.rows<PetRow>(BY_ID, [id]);
-    return row === undefined ? undefined : petOfRow(row);
+    const [row] = await this.db.rows<PgPetRow>(BY_ID, [id]);
+    return row === undefined ? undefined : petOfPgRow(row);
   }
 
   addAll(pets: readonly NewPet[]): Promise<Result<number, DuplicatePet>> {
@@ -143,7 +143,7 @@ export class PostgresPetCatalog implements PetCatalog {
           ? await this.db.rows<StockedRow>(FIRST_EXPORT, [EXPORT_CHUNK])
           : await this.db.rows<StockedRow>(NEXT_EXPORT, [after, EXPORT_CHUNK]);
       if (rows.length === 0) return;
-      yield rows.map((row) => ({ ...petOfRow(row), quantity: quantity(row[7]) }));
+      yield rows.map((row) => ({ ...petOfPgRow(row), quantity: quantity(row[7]) }));
       if (rows.length < EXPORT_CHUNK) return;
       after = (rows[rows.length - 1] as StockedRow)[0];
     }

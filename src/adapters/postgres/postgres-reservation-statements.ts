@@ -12,7 +12,7 @@ import { prepared, type Queryable } from './postgres-database.js';
  */
 
 /** Of the holds stored as held for the row's pet, those whose time is up at `now`. */
-const lapsed = (what: string, now: string): string =>
+const lapsedHolds = (what: string, now: string): string =>
   `(SELECT ${what} FROM reservations r WHERE r.pet_id = pets.id AND r.state = 'held' AND ${lapsedBy('r.expires_at_ms', now)})`;
 
 /**
@@ -22,22 +22,22 @@ const lapsed = (what: string, now: string): string =>
  * reading the holds still held.
  */
 export const reservedAt = (now: string): string =>
-  `CASE WHEN held = 0 THEN 0 ELSE held - ${lapsed('coalesce(sum(r.quantity), 0)::integer', now)} END`;
+  `CASE WHEN held = 0 THEN 0 ELSE held - ${lapsedHolds('coalesce(sum(r.quantity), 0)::integer', now)} END`;
 
 /** The entry's version at `now`: each hold that lapsed unmarked moved it (see InventoryRepository). */
 export const versionAt = (now: string): string =>
-  `version + CASE WHEN held = 0 THEN 0 ELSE ${lapsed('count(*)', now)} END`;
+  `version + CASE WHEN held = 0 THEN 0 ELSE ${lapsedHolds('count(*)', now)} END`;
 
 /** A row of `pets` with its version and what it has reserved. */
-export type EntryRow = [id: bigint, quantity: number, status: string, version: bigint, reserved: number];
+export type PgEntryRow = [id: bigint, quantity: number, status: string, version: bigint, reserved: number];
 
 /** The domain re-checks the row (the status is cast only for the type), so a corrupt row throws. */
-export const entryOfRow = (row: EntryRow): InventoryEntry => ({
+export const entryOfPgRow = (row: PgEntryRow): InventoryEntry => ({
   item: inventoryItem(row[0], row[1], row[2] as PetStatus, row[4]),
   version: Number(row[3]),
 });
 
-export type ReservationRow = [
+export type PgReservationRow = [
   id: string,
   petId: bigint,
   quantity: number,
@@ -47,11 +47,11 @@ export type ReservationRow = [
   keyId?: string,
 ];
 
-const COLUMNS = 'id, pet_id, quantity, state, created_at_ms, expires_at_ms';
+const UNKEYED_RESERVATION_COLUMNS = 'id, pet_id, quantity, state, created_at_ms, expires_at_ms';
 /** A reservation's columns and the key that made it. */
-export const KEYED_COLUMNS = `${COLUMNS}, actor`;
+export const KEYED_RESERVATION_COLUMNS = `${UNKEYED_RESERVATION_COLUMNS}, actor`;
 
-export const reservationOfRow = (row: ReservationRow): Reservation => ({
+export const reservationOfPgRow = (row: PgReservationRow): Reservation => ({
   id: row[0],
   petId: row[1] as PetId,
   quantity: row[2] as Reservation['quantity'],
@@ -60,13 +60,13 @@ export const reservationOfRow = (row: ReservationRow): Reservation => ({
   expiresAtMs: Number(row[5]),
 });
 
-/** The row's reservation with its key, read with KEYED_COLUMNS. */
-export const keyedReservationOfRow = (row: ReservationRow): KeyedReservation => {
+/** The row's reservation with its key, read with KEYED_RESERVATION_COLUMNS. */
+export const keyedReservationOfPgRow = (row: PgReservationRow): KeyedReservation => {
   if (row[6] === undefined) throw new Error('a keyed reservation is read with its actor');
-  return { ...reservationOfRow(row), keyId: row[6] };
+  return { ...reservationOfPgRow(row), keyId: row[6] };
 };
 
-const RESERVATION = prepared('reservation', `SELECT ${COLUMNS} FROM reservations WHERE id = $1`);
+const RESERVATION = prepared('reservation', `SELECT ${UNKEYED_RESERVATION_COLUMNS} FROM reservations WHERE id = $1`);
 /** At most $2 pets with holds that lapsed by $1, for the purge. */
 export const LAPSED_PETS = prepared(
   'reservation_lapsed_pets',
@@ -83,6 +83,6 @@ export const STAMP_AT = prepared(
 
 /** One reservation as stored. */
 export async function readReservation(db: Queryable, id: string): Promise<Reservation | undefined> {
-  const [row] = await db.rows<ReservationRow>(RESERVATION, [id]);
-  return row && reservationOfRow(row);
+  const [row] = await db.rows<PgReservationRow>(RESERVATION, [id]);
+  return row && reservationOfPgRow(row);
 }

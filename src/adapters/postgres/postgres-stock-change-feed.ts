@@ -4,12 +4,12 @@ import { stockLevel } from '../../domain/inventory-item.js';
 import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
 import { type PostgresDatabase, prepared } from './postgres-database.js';
-import type { ChangeRow } from './postgres-stock-change-log.js';
+import type { PgChangeRow } from './postgres-stock-change-log.js';
 
 /** A change with its pet, as the outbox reads it. */
-export type PetChangeRow = [petId: bigint, ...ChangeRow];
+export type PetChangeRow = [petId: bigint, ...PgChangeRow];
 
-type FeedRow = [txid: bigint, ...PetChangeRow];
+type PgFeedRow = [txid: bigint, ...PetChangeRow];
 
 // A change is served only once its transaction id is below the oldest transaction still running: every
 // transaction that can still commit then has a larger id, so its changes sort after every change served
@@ -42,8 +42,8 @@ export class PostgresStockChangeFeed implements StockChangeFeed {
   async changesAfter(after: FeedPosition, limit: number): Promise<readonly FeedEntry[] | undefined> {
     const start = after.txn === 0n && after.id === 0n;
     if (!start && (await this.db.rows(HELD, [after.txn, after.id])).length === 0) return undefined;
-    const rows = await this.db.rows<FeedRow>(FEED_PAGE, [after.txn, after.id, limit]);
-    return rows.map(([txid, ...row]) => ({ change: changeOfRow(row), position: { txn: txid, id: row[1] } }));
+    const rows = await this.db.rows<PgFeedRow>(FEED_PAGE, [after.txn, after.id, limit]);
+    return rows.map(([txid, ...row]) => ({ change: changeOfPgRow(row), position: { txn: txid, id: row[1] } }));
   }
 
   async head(): Promise<FeedPosition> {
@@ -53,7 +53,7 @@ export class PostgresStockChangeFeed implements StockChangeFeed {
 }
 
 /** The change a row holds; the domain re-checks it (the status is cast only for the type). */
-export function changeOfRow([petId, id, bq, bs, aq, as, actor, atMs, kind, reason]: PetChangeRow): StockChange {
+export function changeOfPgRow([petId, id, bq, bs, aq, as, actor, atMs, kind, reason]: PetChangeRow): StockChange {
   return {
     id,
     kind: changeKindOf(kind),

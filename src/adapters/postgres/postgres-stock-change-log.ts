@@ -5,7 +5,7 @@ import type { PetStatus } from '../../domain/pet-status.js';
 import { changeKindOf, type StockChange } from '../../domain/stock-change.js';
 import type { PostgresDatabase } from './postgres-database.js';
 
-export type ChangeRow = [
+export type PgChangeRow = [
   id: bigint,
   beforeQuantity: number,
   beforeStatus: string,
@@ -23,7 +23,7 @@ export class PostgresStockChangeLog implements StockChangeLog {
 
   /** Newest first by id, which grows with every change; a walk of the (pet_id, id) index backwards. */
   async history(petId: PetId, page: StockChangePage): Promise<readonly StockChange[] | undefined> {
-    const rows = await this.db.rows<ChangeRow>(
+    const rows = await this.db.rows<PgChangeRow>(
       `SELECT id, before_quantity, before_status, after_quantity, after_status, actor, at_ms, kind, reason
        FROM stock_changes WHERE pet_id = $1 AND ($2::bigint IS NULL OR id < $2)
        ORDER BY id DESC LIMIT $3`,

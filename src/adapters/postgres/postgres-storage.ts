@@ -2,7 +2,7 @@ import type { Clock } from '../../application/ports/clock.js';
 import type { StoragePorts } from '../../application/ports/storage-ports.js';
 import { wallClock } from '../web/wall-clock.js';
 import { describeUrl } from './database-location.js';
-import { migrate } from './migrations.js';
+import { migratePostgres } from './migrations.js';
 import { PostgresApiKeyStore } from './postgres-api-key-store.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
 import { PostgresInventoryRepository } from './postgres-inventory-repository.js';
@@ -37,7 +37,7 @@ export async function openPostgresStorage(
 ): Promise<PostgresStorage> {
   const db = new PostgresDatabase(options);
   try {
-    await migrate(db, describeUrl(options.url));
+    await migratePostgres(db, describeUrl(options.url));
   } catch (error) {
     await db.close();
     throw error;

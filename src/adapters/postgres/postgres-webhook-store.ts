@@ -25,7 +25,7 @@ import {
   stateAfter,
 } from '../sql/webhook-columns.js';
 import type { PostgresDatabase } from './postgres-database.js';
-import { changeOfRow, type PetChangeRow } from './postgres-stock-change-feed.js';
+import { changeOfPgRow, type PetChangeRow } from './postgres-stock-change-feed.js';
 
 /** The advisory lock of routing: one instance routes at a time ("EVENTS"). */
 const ROUTE_LOCK = 0x4556454e_5453n;
@@ -96,7 +96,7 @@ export class PostgresWebhookStore implements WebhookStore {
       const endpoints = (
         await tx.rows<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE enabled`)
       ).map(endpointOfRow);
-      const changes = rows.map(changeOfRow);
+      const changes = rows.map(changeOfPgRow);
       const planned = changes.flatMap((change) => deliveriesOf(change, endpoints));
       // One statement for all, in the order given: WITH ORDINALITY keeps it for the identity's values.
       if (planned.length > 0) {

@@ -5,7 +5,7 @@ import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { CommitAnswerLost, type GroupOutcome, type GroupWrite, writeGroup } from './group-write.js';
 import { OutcomeUnknownError, type PostgresDatabase, PostgresUnavailableError } from './postgres-database.js';
 
-interface Waiting {
+interface QueuedWrite {
   readonly write: GroupWrite;
   /** The context the write was submitted in (a request's trace): its group's statements run in the first's. */
   readonly context: AsyncResource;
@@ -53,8 +53,8 @@ function settleAs<K extends GroupWrite['kind'], R>(
  * `unavailable`, as any write PostgreSQL did not take), and `outcome_unknown` when it cannot be asked,
  * never "not done" for a write that may be done.
  */
-export class GroupCommit {
-  private queue: Waiting[] = [];
+export class GroupedWriter {
+  private queue: QueuedWrite[] = [];
   private busy = 0;
   private scheduled = false;
   private readonly lanes: number;
@@ -84,7 +84,7 @@ export class GroupCommit {
   }
 
   private submit(write: GroupWrite, settle: (outcome: GroupOutcome) => void, reject: (error: unknown) => void): void {
-    this.queue.push({ write, context: new AsyncResource('GroupCommit'), settle, reject });
+    this.queue.push({ write, context: new AsyncResource('GroupedWriter'), settle, reject });
     this.schedule();
   }
 
@@ -108,7 +108,7 @@ export class GroupCommit {
     while (this.busy < this.lanes && this.queue.length > 0) {
       const group = this.take();
       this.busy += 1;
-      const first = group[0] as Waiting;
+      const first = group[0] as QueuedWrite;
       void first.context
         .runInAsyncScope(() => this.run(group))
         .finally(() => {
@@ -123,13 +123,13 @@ export class GroupCommit {
    * The next group, in arrival order. A command whose claim is already in the group waits for the next
    * one: a claim is written once per transaction, and the second must see what the first stored.
    */
-  private take(): Waiting[] {
-    const group: Waiting[] = [];
-    const later: Waiting[] = [];
+  private take(): QueuedWrite[] {
+    const group: QueuedWrite[] = [];
+    const later: QueuedWrite[] = [];
     const claims = new Set<string>();
     let index = 0;
     for (; index < this.queue.length && group.length < this.maxGroup; index += 1) {
-      const waiting = this.queue[index] as Waiting;
+      const waiting = this.queue[index] as QueuedWrite;
       const key = claimKeyOf(waiting.write);
       if (key !== undefined && claims.has(key)) {
         later.push(waiting);
@@ -142,7 +142,7 @@ export class GroupCommit {
     return group;
   }
 
-  private async run(group: readonly Waiting[]): Promise<void> {
+  private async run(group: readonly QueuedWrite[]): Promise<void> {
     let outcomes: GroupOutcome[];
     try {
       outcomes = await this.db.transaction((tx) =>
@@ -168,7 +168,7 @@ export class GroupCommit {
     });
   }
 
-  private async answerLost(group: readonly Waiting[], lost: CommitAnswerLost): Promise<void> {
+  private async answerLost(group: readonly QueuedWrite[], lost: CommitAnswerLost): Promise<void> {
     const end = await this.db.transactionEnd(lost.xactId);
     group.forEach((waiting, index) => {
       if (end === 'committed') waiting.settle(lost.outcomes[index] as GroupOutcome);
