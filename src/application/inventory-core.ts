@@ -51,44 +51,11 @@ export interface InventoryCoreOptions {
   readonly holdLimits?: HoldLimits;
 }
 
-/** Every use case, built over one set of ports. */
-export interface InventoryCore {
-  readonly listInventory: ListInventory;
-  readonly getInventoryItem: GetInventoryItem;
-  readonly updateStock: UpdateStock;
-  readonly adjustStock: AdjustStock;
-  readonly updateStockBatch: UpdateStockBatch;
-  readonly listStockChanges: ListStockChanges;
-  readonly listAllStockChanges: ListAllStockChanges;
-  readonly nameKeys: NameKeys;
-  readonly reserveStock: ReserveStock;
-  readonly getReservation: GetReservation;
-  readonly commitReservation: CommitReservation;
-  readonly releaseReservation: ReleaseReservation;
-  readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
-  readonly expireReservations: ExpireReservations;
-  readonly listHolds: ListHolds;
-  readonly releaseHolds: ReleaseHolds;
-  readonly releaseEndedKeysHolds: ReleaseEndedKeysHolds;
-  readonly authenticate: Authenticate;
-  readonly admitRequest: AdmitRequest;
-  readonly getRateLimit: GetRateLimit;
-  readonly getPet: GetPet;
-  readonly listOrders: ListOrders;
-  readonly issueApiKey: IssueApiKey;
-  readonly listApiKeys: ListApiKeys;
-  readonly revokeApiKey: RevokeApiKey;
-  readonly rollApiKey: RollApiKey;
-  readonly setKeyExpiry: SetKeyExpiry;
-  readonly getApiKey: GetApiKey;
-  readonly listKeyAudit: ListKeyAudit;
-  readonly addPets: AddPets;
-  readonly importOrders: ImportOrders;
-  readonly exportPets: ExportPets;
-}
+/** Every use case, built over one set of ports: what createInventoryCore makes, named once there. */
+export type InventoryCore = Readonly<ReturnType<typeof createInventoryCore>>;
 
 /** Builds every use case over `ports`: the whole core, without a container. */
-export function createInventoryCore(ports: InventoryPorts, options: InventoryCoreOptions = {}): InventoryCore {
+export function createInventoryCore(ports: InventoryPorts, options: InventoryCoreOptions = {}) {
   const idempotencyTtlMs = options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
   if (!Number.isSafeInteger(idempotencyTtlMs) || idempotencyTtlMs < 1) {
     throw new RangeError(`idempotencyTtlMs ${idempotencyTtlMs} is not a positive whole number of milliseconds`);
