@@ -97,7 +97,7 @@ export async function composeService(composition: Composition): Promise<Containe
   const instrumentation = instrumentationOf(metrics, tracing?.ports);
   const ports = instrumentation.storagePorts(store.ports);
 
-  // Limiter.
+  // Limiter: Redis's client, or the in-process limiter, saved to SQLite's file at the stop when serving.
   const ban = banPolicy({ ...config.ban, escalationWindowMs: 86_400_000 });
   const snapshot = reach.to === 'serve' ? store.limiterSnapshot : undefined;
   const limiter = await makeLimiter(config, composition.limiter, snapshot, {
@@ -108,7 +108,8 @@ export async function composeService(composition: Composition): Promise<Containe
     instrumentation,
   });
 
-  // Core: every use case, and the webhook admin's.
+  // Core: every use case, and the webhook admin's. It holds nothing open, so it registers no stop; it
+  // comes after the limiter, as it is made from it.
   const crypto = new NodeKeyCrypto();
   const core = createInventoryCore(
     { ...ports, limiter, clock, keyGenerator: crypto, keyHasher: crypto },
