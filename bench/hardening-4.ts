@@ -8,8 +8,9 @@
  *   how long after each of 10 changes, 300 ms apart, the healthy endpoint gets its event.
  * Usage: node --import tsx bench/hardening-4.ts (about 40 s).
  */
+
+import { CachedApiKeyStore } from '../src/adapters/api-keys/cached-api-key-store.js';
 import { MemoryRateLimiter } from '../src/adapters/memory/memory-rate-limiter.js';
-import { CachedApiKeyStore } from '../src/adapters/shared/cached-api-key-store.js';
 import { openSqliteStorage } from '../src/adapters/sqlite/sqlite-storage.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
 import { systemClock } from '../src/adapters/system/system-clock.js';

@@ -3,10 +3,10 @@ import { connect, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createHttpApp, type HttpAppOptions } from '../src/adapters/http/create-http-app.js';
 import { docsPages } from '../src/adapters/http/docs-routes.js';
+import { type ConnectionLimits, listen, type RunningServer } from '../src/adapters/http/server/http-server.js';
 import { createMemoryAdapters } from '../src/adapters/memory/memory-adapters.js';
 import { NodeKeyCrypto } from '../src/adapters/system/node-key-crypto.js';
 import { createInventoryCore, type InventoryCore } from '../src/application/inventory-core.js';
-import { type ConnectionLimits, listen, type RunningServer } from '../src/composition/http-server.js';
 import { ManualClock } from '../src/testing/index.js';
 
 /** The app over memory storage, served by the service's own `listen`, as `npm start` serves it. */

@@ -1,13 +1,8 @@
 import { DEFAULT_HOLD_LIMITS, type HoldLimits, isTtlSeconds } from '../domain/reservation.js';
-import type { ApiKeyStore } from './ports/api-key-store.js';
 import type { Clock } from './ports/clock.js';
-import type { InventoryRepository } from './ports/inventory-repository.js';
 import type { KeyGenerator, KeyHasher } from './ports/key-crypto.js';
-import type { OrderBook } from './ports/order-book.js';
-import type { PetCatalog } from './ports/pet-catalog.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
-import type { StockChangeFeed } from './ports/stock-change-feed.js';
-import type { StockChangeLog } from './ports/stock-change-log.js';
+import type { StoragePorts } from './ports/storage-ports.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS, StockCommandRunner } from './stock-command-runner.js';
 import { AddPets } from './use-cases/add-pets.js';
 import { AdjustStock } from './use-cases/adjust-stock.js';
@@ -40,14 +35,8 @@ import { CommitReservation, ReleaseReservation } from './use-cases/settle-reserv
 import { UpdateStock } from './use-cases/update-stock.js';
 import { UpdateStockBatch } from './use-cases/update-stock-batch.js';
 
-/** Every port the core needs: storage, limiter, time and key crypto. */
-export interface InventoryPorts {
-  readonly inventory: InventoryRepository;
-  readonly changes: StockChangeLog;
-  readonly feed: StockChangeFeed;
-  readonly pets: PetCatalog;
-  readonly orders: OrderBook;
-  readonly keys: ApiKeyStore;
+/** Every port the core needs: the storage ports but the webhooks' (see webhook-core.ts), limiter, time and key crypto. */
+export interface InventoryPorts extends Omit<StoragePorts, 'webhooks'> {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly keyGenerator: KeyGenerator;
@@ -62,44 +51,11 @@ export interface InventoryCoreOptions {
   readonly holdLimits?: HoldLimits;
 }
 
-/** Every use case, built over one set of ports. */
-export interface InventoryCore {
-  readonly listInventory: ListInventory;
-  readonly getInventoryItem: GetInventoryItem;
-  readonly updateStock: UpdateStock;
-  readonly adjustStock: AdjustStock;
-  readonly updateStockBatch: UpdateStockBatch;
-  readonly listStockChanges: ListStockChanges;
-  readonly listAllStockChanges: ListAllStockChanges;
-  readonly nameKeys: NameKeys;
-  readonly reserveStock: ReserveStock;
-  readonly getReservation: GetReservation;
-  readonly commitReservation: CommitReservation;
-  readonly releaseReservation: ReleaseReservation;
-  readonly forgetExpiredOutcomes: ForgetExpiredOutcomes;
-  readonly expireReservations: ExpireReservations;
-  readonly listHolds: ListHolds;
-  readonly releaseHolds: ReleaseHolds;
-  readonly releaseEndedKeysHolds: ReleaseEndedKeysHolds;
-  readonly authenticate: Authenticate;
-  readonly admitRequest: AdmitRequest;
-  readonly getRateLimit: GetRateLimit;
-  readonly getPet: GetPet;
-  readonly listOrders: ListOrders;
-  readonly issueApiKey: IssueApiKey;
-  readonly listApiKeys: ListApiKeys;
-  readonly revokeApiKey: RevokeApiKey;
-  readonly rollApiKey: RollApiKey;
-  readonly setKeyExpiry: SetKeyExpiry;
-  readonly getApiKey: GetApiKey;
-  readonly listKeyAudit: ListKeyAudit;
-  readonly addPets: AddPets;
-  readonly importOrders: ImportOrders;
-  readonly exportPets: ExportPets;
-}
+/** Every use case, built over one set of ports: what createInventoryCore makes, named once there. */
+export type InventoryCore = Readonly<ReturnType<typeof createInventoryCore>>;
 
 /** Builds every use case over `ports`: the whole core, without a container. */
-export function createInventoryCore(ports: InventoryPorts, options: InventoryCoreOptions = {}): InventoryCore {
+export function createInventoryCore(ports: InventoryPorts, options: InventoryCoreOptions = {}) {
   const idempotencyTtlMs = options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
   if (!Number.isSafeInteger(idempotencyTtlMs) || idempotencyTtlMs < 1) {
     throw new RangeError(`idempotencyTtlMs ${idempotencyTtlMs} is not a positive whole number of milliseconds`);

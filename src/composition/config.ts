@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../adapters/http/server/http-server.js';
 import { integerInRange } from '../domain/decimal-integer.js';
 import {
   DEFAULT_MAX_HOLD_TTL_SECONDS,
@@ -6,7 +7,6 @@ import {
   type HoldLimits,
   TTL_MAX_SECONDS,
 } from '../domain/reservation.js';
-import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './http-server.js';
 import type { SettingName } from './settings.js';
 
 /** Where the service runs; development alone seeds an empty database and prints a key. */

@@ -1,9 +1,19 @@
-import type { ContainerModuleLoadOptions } from 'inversify';
-import { type HealthCheck, id, type Resolved, type Token, token } from './tokens.js';
+/** What /readyz asks of the parts that can be down (a store, Redis). */
+export interface HealthCheck {
+  readonly name: string;
+  healthy(): boolean;
+  /** Whether the process is unready while this check fails; otherwise it is only reported. */
+  readonly critical: boolean;
+  /**
+   * Resolves true once the part is up (a connection opened at start), false when `timeoutMs` passed
+   * first. The server waits for it before it accepts, so its first requests are served as the rest are.
+   */
+  whenUp?(timeoutMs: number): Promise<boolean>;
+}
 
 /**
  * A part of the service that holds something open: a timer, a listener, a connection, a thread. It is
- * registered with the {@link Lifecycle} as it is made (see {@link bindPart}).
+ * registered with the {@link Lifecycle} where it is made (see service-parts.ts).
  */
 export interface Part {
   /** What the logs and /readyz call it. */
@@ -31,11 +41,11 @@ interface Entry {
 }
 
 /**
- * The one place where the service's parts start and stop. Each part registers itself as it is made; a
- * part is made after the parts it is made from (the container resolves those first), so the order of
- * registration is an order of dependency: `start` starts the parts in it, `stop` stops them in reverse,
- * each once, every dependent before what it depends on (the HTTP listener before the store its requests
- * use). A stop that throws or hangs past `stopTimeoutMs` is recorded and the next part stopped anyway.
+ * The one place where the service's parts start and stop. Each part registers where it is made, and
+ * service-parts.ts makes them in the order written there, each after the parts it is made from: `start`
+ * starts the parts in that order, `stop` stops them in reverse, each once, every dependent before what
+ * it depends on (the HTTP listener before the store its requests use). A stop that throws or hangs past
+ * `stopTimeoutMs` is recorded and the next part stopped anyway.
  */
 export class Lifecycle {
   private readonly entries: Entry[] = [];
@@ -119,34 +129,11 @@ async function stopWithin(part: Part, timeoutMs: number): Promise<{ ok: true } |
   }
 }
 
-/** The lifecycle of the container's parts: bound by buildContainer, one per container. */
-export const LIFECYCLE = token<Lifecycle>('Lifecycle');
-
 /**
- * Binds `token` to what `make` makes of `deps` (awaited when it is a promise: resolve the graph with
- * `resolveAsync` then), and registers the part `partOf` makes of it (and of `deps`) with the lifecycle as it is made.
- * A binding that opens or starts something is written with it, so that the module says what runs and
- * how it stops; nothing else starts or stops a part. `token` may be bound several times (a list).
+ * Waits, at most `timeoutMs`, for every part whose check can tell when it is up (see HealthCheck.whenUp);
+ * resolves to the names of those that were not up by then.
  */
-export function bindPart<T, const D extends readonly Token<unknown>[]>(
-  { bind }: ContainerModuleLoadOptions,
-  token: Token<T>,
-  deps: D,
-  make: (...values: Resolved<D>) => T | Promise<T>,
-  partOf: (value: T, ...values: Resolved<D>) => Part,
-): void {
-  bind(id(token))
-    .toResolvedValue(
-      (lifecycle: Lifecycle, ...resolved: unknown[]) => {
-        const values = resolved as Resolved<D>;
-        const register = (value: T): T => {
-          lifecycle.register(partOf(value, ...values));
-          return value;
-        };
-        const made = make(...values);
-        return made instanceof Promise ? made.then(register) : register(made);
-      },
-      [id(LIFECYCLE), ...deps.map(id)],
-    )
-    .inSingletonScope();
+export async function partsNotUp(checks: readonly HealthCheck[], timeoutMs: number): Promise<string[]> {
+  const up = await Promise.all(checks.map((check) => check.whenUp?.(timeoutMs) ?? true));
+  return checks.filter((_, i) => !up[i]).map((check) => check.name);
 }

@@ -8,15 +8,14 @@ import { RequestLineWriter } from '../adapters/http/request-line-writer.js';
 import { describeUrl } from '../adapters/postgres/database-location.js';
 import { createServiceMetrics } from '../adapters/prometheus/service-metrics.js';
 import type { InventoryCore } from '../application/inventory-core.js';
-import { limiterModulesOf, limiterNameOf, storageModuleOf } from './adapter-choice.js';
+import type { Clock } from '../application/ports/clock.js';
+import type { WebhookAdmin } from '../application/webhook-core.js';
 import type { Config } from './config.js';
-import { buildContainer, partsNotUp, resolve, resolveAsync } from './container.js';
 import { seedDevelopment } from './development-seed.js';
-import { httpModule, type Readiness } from './http-module.js';
-import { LIFECYCLE, type StopFailure } from './lifecycle.js';
-import { httpMetricsOf } from './metrics-module.js';
-import { type HttpListener, makeService, serviceModule } from './service-module.js';
-import { TOKENS } from './tokens.js';
+import { type HttpListener, httpMetricsOf, type Readiness } from './http-listeners.js';
+import { partsNotUp, type StopFailure } from './lifecycle.js';
+import { limiterNameOf } from './limiters.js';
+import { composeService, PART, serviceLifecycle } from './service-parts.js';
 import { tracingParts, tracingStarted } from './tracing.js';
 
 /** The longest a request's log line waits to be written with others (see RequestLineWriter). */
@@ -69,24 +68,31 @@ export async function startService(config: Config): Promise<RunningService> {
   if (config.tracing !== undefined && traced === undefined) {
     logger.warn({}, 'tracing is off: OTEL_EXPORTER_OTLP_ENDPOINT needs node --import ./dist/tracing.js (npm start)');
   }
-  const container = buildContainer(config, logger, {
-    storage: await storageModuleOf(config, 'worker'),
-    ...(metrics === undefined ? {} : { metrics }),
-    ...(traced === undefined ? {} : { tracing: traced.ports }),
-    modules: [
-      ...(await limiterModulesOf(config)),
-      httpModule(config, readiness, metrics && httpMetricsOf(metrics, config), accessLogger, traced?.requests),
-      serviceModule(config, readiness, metrics, accessLogger),
-    ],
-  });
-  const lifecycle = resolve(container, LIFECYCLE);
+  const lifecycle = serviceLifecycle(config);
   let listener: HttpListener;
   try {
-    const made = await makeService(container);
-    listener = made.listener;
+    const container = await composeService({
+      config,
+      lifecycle,
+      logger,
+      storage: { sqliteWriter: 'worker' },
+      limiter: 'configured',
+      metrics,
+      tracing: traced,
+      reach: {
+        to: 'serve',
+        http: { readiness, metrics: metrics && httpMetricsOf(metrics, config) },
+        accessLogger,
+      },
+    });
+    listener = container.get<HttpListener>(PART.httpListener);
     // Printed before listening, so that a port already taken cannot lose the key; the example follows
     // once the address is known (PORT=0 picks a free port).
-    const seededKey = await seedIfEmpty(config, made.core, resolve(container, TOKENS.storageIsEmpty));
+    const seededKey = await seedIfEmpty(
+      config,
+      container.get<InventoryCore>(PART.core),
+      container.get<() => boolean | Promise<boolean>>(PART.storageIsEmpty),
+    );
     const down = await partsNotUp(lifecycle.healthChecks(), STARTUP_WAIT_MS);
     if (down.length > 0) logger.warn({ parts: down, waitedMs: STARTUP_WAIT_MS }, 'starting while some parts are down');
     await lifecycle.start();
@@ -181,16 +187,22 @@ function endLog(destination: ReturnType<typeof pino.destination>, timeoutMs: num
  */
 export async function runAdminCommand(argv: readonly string[], config: Config): Promise<number> {
   const logger = pino({ level: 'silent' });
-  const container = buildContainer(config, logger, { storage: await storageModuleOf(config, 'inline') });
-  const lifecycle = resolve(container, LIFECYCLE);
+  const lifecycle = serviceLifecycle(config);
   let code: number;
   try {
-    const core = await resolveAsync(container, TOKENS.core);
+    const container = await composeService({
+      config,
+      lifecycle,
+      logger,
+      storage: { sqliteWriter: 'inline' },
+      limiter: 'in-process',
+      reach: { to: 'core' },
+    });
     await lifecycle.start();
     code = await runAdminCli(argv, {
-      ...core,
-      clock: resolve(container, TOKENS.clock),
-      webhooks: resolve(container, TOKENS.webhookAdmin),
+      ...container.get<InventoryCore>(PART.core),
+      clock: container.get<Clock>(PART.clock),
+      webhooks: container.get<WebhookAdmin>(PART.webhookAdmin),
     });
   } catch (error) {
     await lifecycle.stop();

@@ -38,9 +38,9 @@ export async function startTracingIfConfigured(env: Readonly<Record<string, stri
 /** Whether traces are being exported: OpenTelemetry was started before the service's modules. */
 export const tracingStarted = (): boolean => running !== undefined;
 
-/** What the container and the HTTP app get of tracing: spans around the ports, and the request's name. */
+/** What the service's parts and the HTTP app get of tracing: spans around the ports, and the request's name. */
 export interface TracingParts {
-  /** Spans around every storage port and the rate limiter, and the SDK's shutdown (see instrumentationModule). */
+  /** Spans around every storage port and the rate limiter, and the SDK's shutdown (see service-parts.ts). */
   readonly ports: PortTracing;
   readonly requests: RequestTracing;
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, it } from 'vitest';
+import { CachedApiKeyStore } from '../../src/adapters/api-keys/cached-api-key-store.js';
 import { createMemoryAdapters } from '../../src/adapters/memory/memory-adapters.js';
 import { MemoryRateLimiter } from '../../src/adapters/memory/memory-rate-limiter.js';
-import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
 import {
   describeApiKeyStoreContract,
   describeRateLimiterContract,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/composition/http-server.js';
+import type { RunningServer } from '../../src/adapters/http/server/http-server.js';
 import { exchange as raw, startListeningApp } from '../../support/listening-app.js';
 
 const bodyOf = (response: string): unknown => JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));

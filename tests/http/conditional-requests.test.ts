@@ -2,10 +2,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InventoryCore } from '../../src/application/inventory-core.js';
 import { readConfig } from '../../src/composition/config.js';
-import { buildContainer, resolve } from '../../src/composition/container.js';
-import { HTTP_APP, httpModule } from '../../src/composition/http-module.js';
-import { TOKENS } from '../../src/composition/tokens.js';
+import type { HttpApp } from '../../src/composition/http-app.js';
+import { composeService, PART, serviceLifecycle } from '../../src/composition/service-parts.js';
 import { petId } from '../../src/domain/pet-id.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet } from '../../src/testing/index.js';
@@ -252,14 +252,18 @@ describe('with PETSTORE_REQUIRE_IF_MATCH (requireIfMatch)', () => {
 describe('PETSTORE_REQUIRE_IF_MATCH=true, through the composition root', () => {
   it('makes the served app answer a PATCH without If-Match with 428', async () => {
     const config = readConfig({ PETSTORE_REQUIRE_IF_MATCH: 'true' });
-    const container = buildContainer(config, pino({ level: 'silent' }), {
+    const container = await composeService({
+      config,
+      lifecycle: serviceLifecycle(config),
+      logger: pino({ level: 'silent' }),
       storage: 'memory',
-      modules: [httpModule(config, { ready: true })],
+      limiter: 'in-process',
+      reach: { to: 'app', http: { readiness: { ready: true } } },
     });
-    const core = resolve(container, TOKENS.core);
+    const core = container.get<InventoryCore>(PART.core);
     const { key } = await core.issueApiKey.execute({ plan: 'pro' });
     expect((await core.addPets.execute([aPet(1)])).ok).toBe(true);
-    const server = createServer(resolve(container, HTTP_APP).callback());
+    const server = createServer(container.get<HttpApp>(PART.httpApp).callback());
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     try {
       const { port } = server.address() as AddressInfo;

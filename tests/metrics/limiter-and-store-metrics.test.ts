@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/composition/config.js';
-import { redisLimiterModule } from '../../src/composition/redis-module.js';
 import { rateLimitPolicy } from '../../src/domain/plan.js';
 import { quantity } from '../../src/domain/quantity.js';
 import { aPet } from '../../src/testing/index.js';
@@ -37,13 +35,6 @@ async function listTimes(service: MeteredService, key: string, n: number): Promi
 /** A Redis URL with nothing listening behind it. */
 const deadRedisUrl = async (): Promise<string> => `redis://127.0.0.1:${await freePort()}`;
 
-/** The Redis limiter's module, for a configuration that names REDIS_URL. */
-const redisModules = (config: Config) => {
-  const { redisUrl } = config;
-  if (redisUrl === undefined) throw new Error('the test configuration names no REDIS_URL');
-  return [redisLimiterModule({ ...config, redisUrl })];
-};
-
 describe('rate-limit decisions', () => {
   it('are counted by outcome: admitted, limited, then banned, under the in-process limiter', async () => {
     const service = await start({ storage: 'memory', env: { PETSTORE_BAN_STRIKES: '3' } });
@@ -58,7 +49,7 @@ describe('rate-limit decisions', () => {
   });
 
   it('are counted under limiter="fallback" while Redis is unreachable, with the failover’s own counters', async () => {
-    const service = await start({ storage: 'memory', env: { REDIS_URL: await deadRedisUrl() }, modules: redisModules });
+    const service = await start({ storage: 'memory', env: { REDIS_URL: await deadRedisUrl() } });
     const { key } = await service.core.issueApiKey.execute({ plan: 'free' });
     expect(await listTimes(service, key, 3)).toEqual([200, 200, 200]);
     const text = await service.metrics();
@@ -81,7 +72,7 @@ describe.skipIf(!hasRedisServer)('rate-limit decisions through a real Redis', ()
     redis = await startRedisServer();
     // A loaded test machine would trip the production 100 ms timeout on a healthy Redis.
     const env = { REDIS_URL: redis.url, PETSTORE_BAN_STRIKES: '3', REDIS_COMMAND_TIMEOUT_MS: '5000' };
-    const service = await start({ storage: 'memory', env, modules: redisModules });
+    const service = await start({ storage: 'memory', env });
     // The first requests may come before the client connects, and go to the fallback: wait for Redis.
     const warmup = (await service.core.issueApiKey.execute({ plan: 'enterprise', limits: rateLimitPolicy(1000, 1000) }))
       .key;

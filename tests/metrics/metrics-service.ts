@@ -1,16 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ContainerModule } from 'inversify';
 import { pino } from 'pino';
 import { createServiceMetrics } from '../../src/adapters/prometheus/service-metrics.js';
 import type { InventoryCore } from '../../src/application/inventory-core.js';
-import { storageModuleOf } from '../../src/composition/adapter-choice.js';
-import { type Config, readConfig } from '../../src/composition/config.js';
-import { buildContainer, resolve } from '../../src/composition/container.js';
-import { HTTP_APP, httpModule } from '../../src/composition/http-module.js';
-import { LIFECYCLE } from '../../src/composition/lifecycle.js';
-import { httpMetricsOf } from '../../src/composition/metrics-module.js';
-import { TOKENS } from '../../src/composition/tokens.js';
+import { readConfig } from '../../src/composition/config.js';
+import type { HttpApp } from '../../src/composition/http-app.js';
+import { httpMetricsOf } from '../../src/composition/http-listeners.js';
+import { composeService, PART, serviceLifecycle } from '../../src/composition/service-parts.js';
 
 /** The service as `main.ts serve` composes it with metrics on, listening on a free port of 127.0.0.1. */
 export interface MeteredService {
@@ -23,31 +19,31 @@ export interface MeteredService {
 
 export interface MeteredOptions {
   readonly storage: 'memory' | 'sqlite';
-  /** Environment variables of the configuration (PETSTORE_DB for SQLite). */
+  /** Environment variables of the configuration (PETSTORE_DB for SQLite, REDIS_URL for the Redis limiter). */
   readonly env?: Readonly<Record<string, string>>;
-  /** Extra modules built from the configuration, e.g. the Redis limiter's. */
-  readonly modules?: (config: Config) => readonly ContainerModule[];
 }
 
 export async function startMeteredService(options: MeteredOptions): Promise<MeteredService> {
   const config = readConfig({ PETSTORE_ENV: 'production', ...options.env });
   const metrics = createServiceMetrics();
   const logger = pino({ level: 'silent' });
-  const container = buildContainer(config, logger, {
-    storage: options.storage === 'memory' ? 'memory' : await storageModuleOf(config, 'worker'),
+  const lifecycle = serviceLifecycle(config);
+  const container = await composeService({
+    config,
+    lifecycle,
+    logger,
+    storage: options.storage === 'memory' ? 'memory' : { sqliteWriter: 'worker' },
+    limiter: 'configured',
     metrics,
-    modules: [
-      ...(options.modules?.(config) ?? []),
-      // Every reading fresh: these tests read the counters right after the requests they count.
-      httpModule(config, { ready: true }, httpMetricsOf(metrics, config, 0)),
-    ],
+    // Every reading fresh: these tests read the counters right after the requests they count.
+    reach: { to: 'app', http: { readiness: { ready: true }, metrics: httpMetricsOf(metrics, config, 0) } },
   });
-  const server: Server = createServer(resolve(container, HTTP_APP).callback());
+  const server: Server = createServer(container.get<HttpApp>(PART.httpApp).callback());
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
-    core: resolve(container, TOKENS.core),
+    core: container.get<InventoryCore>(PART.core),
     async metrics() {
       const response = await fetch(`${origin}/metrics`);
       const text = await response.text();
@@ -60,7 +56,7 @@ export async function startMeteredService(options: MeteredOptions): Promise<Mete
     async close() {
       server.closeAllConnections();
       await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
-      const failures = await resolve(container, LIFECYCLE).stop();
+      const failures = await lifecycle.stop();
       if (failures.length > 0)
         throw new AggregateError(
           failures.map((f) => f.error),

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { CachedApiKeyStore } from '../../src/adapters/api-keys/cached-api-key-store.js';
 import { MemoryApiKeyStore } from '../../src/adapters/memory/memory-api-key-store.js';
 import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
-import { CachedApiKeyStore } from '../../src/adapters/shared/cached-api-key-store.js';
 import type { ApiKeyStore } from '../../src/application/ports/api-key-store.js';
 import { aKeyRecord, ManualClock } from '../../src/testing/index.js';
 

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ConnectionCaps } from '../../src/composition/connection-guards.js';
+import { ConnectionCaps } from '../../src/adapters/http/server/connection-guards.js';
 
 /** A connection as the caps see it: its peer's address, nothing sent yet. */
 function connection(remoteAddress: string): Socket {

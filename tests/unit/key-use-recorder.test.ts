@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import { KeyUseRecorder } from '../../src/adapters/api-keys/key-use-recorder.js';
 import { MemoryApiKeyStore } from '../../src/adapters/memory/memory-api-key-store.js';
 import { MemoryStore } from '../../src/adapters/memory/memory-store.js';
-import { KeyUseRecorder } from '../../src/adapters/shared/key-use-recorder.js';
 import type { KeyUse } from '../../src/application/ports/api-key-store.js';
 import { aKeyRecord, ManualClock } from '../../src/testing/index.js';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { partsNotUp } from '../../src/composition/container.js';
-import type { HealthCheck } from '../../src/composition/tokens.js';
+import { type HealthCheck, partsNotUp } from '../../src/composition/lifecycle.js';
 
 const check = (name: string, whenUp?: HealthCheck['whenUp']): HealthCheck => ({
   name,

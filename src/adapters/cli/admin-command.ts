@@ -1,38 +1,29 @@
+import type { InventoryCore } from '../../application/inventory-core.js';
 import type { Clock } from '../../application/ports/clock.js';
-import type { AddPets } from '../../application/use-cases/add-pets.js';
-import type { ExportPets } from '../../application/use-cases/export-pets.js';
-import type { GetApiKey } from '../../application/use-cases/get-api-key.js';
-import type { ImportOrders } from '../../application/use-cases/import-orders.js';
-import type { IssueApiKey } from '../../application/use-cases/issue-api-key.js';
-import type { ListApiKeys } from '../../application/use-cases/list-api-keys.js';
-import type { ListHolds } from '../../application/use-cases/list-holds.js';
-import type { ListKeyAudit } from '../../application/use-cases/list-key-audit.js';
-import type { ReleaseHolds } from '../../application/use-cases/release-holds.js';
-import type { RevokeApiKey } from '../../application/use-cases/revoke-api-key.js';
-import type { RollApiKey } from '../../application/use-cases/roll-api-key.js';
-import type { SetKeyExpiry } from '../../application/use-cases/set-key-expiry.js';
-import type { ReleaseReservation } from '../../application/use-cases/settle-reservation.js';
 import type { WebhookAdmin } from '../../application/webhook-core.js';
 import type { Result } from '../../domain/result.js';
 import type { CommandLine } from './command-line.js';
 import type { Progress } from './progress.js';
 
 /** The use cases the admin CLI drives, and the clock it checks the times it is given against. */
-export interface AdminCliDeps {
+export interface AdminCliDeps
+  extends Pick<
+    InventoryCore,
+    | 'issueApiKey'
+    | 'listApiKeys'
+    | 'revokeApiKey'
+    | 'rollApiKey'
+    | 'setKeyExpiry'
+    | 'getApiKey'
+    | 'listKeyAudit'
+    | 'addPets'
+    | 'importOrders'
+    | 'exportPets'
+    | 'listHolds'
+    | 'releaseHolds'
+    | 'releaseReservation'
+  > {
   readonly clock: Clock;
-  readonly issueApiKey: IssueApiKey;
-  readonly listApiKeys: ListApiKeys;
-  readonly revokeApiKey: RevokeApiKey;
-  readonly rollApiKey: RollApiKey;
-  readonly setKeyExpiry: SetKeyExpiry;
-  readonly getApiKey: GetApiKey;
-  readonly listKeyAudit: ListKeyAudit;
-  readonly addPets: AddPets;
-  readonly importOrders: ImportOrders;
-  readonly exportPets: ExportPets;
-  readonly listHolds: ListHolds;
-  readonly releaseHolds: ReleaseHolds;
-  readonly releaseReservation: ReleaseReservation;
   readonly webhooks: WebhookAdmin;
 }
 

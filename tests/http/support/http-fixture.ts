@@ -2,12 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse } from 'lossless-json';
 import { pino } from 'pino';
+import { KeyUseRecorder } from '../../../src/adapters/api-keys/key-use-recorder.js';
 import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/create-http-app.js';
 import { docsPages } from '../../../src/adapters/http/docs-routes.js';
 import type { HttpPages } from '../../../src/adapters/http/http-pages.js';
 import type { HttpMetrics } from '../../../src/adapters/http/request-metrics.js';
 import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
-import { KeyUseRecorder } from '../../../src/adapters/shared/key-use-recorder.js';
 import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
 import {
   createInventoryCore,

@@ -1,8 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { clientErrorResponse } from '../adapters/http/client-error.js';
-import { deferContinue } from '../adapters/http/expect-continue.js';
+import { clientErrorResponse } from '../client-error.js';
+import { deferContinue } from '../expect-continue.js';
 import { ConnectionCaps, endThenDestroy, oneRequestAtATime } from './connection-guards.js';
 
 /**

@@ -1,9 +1,10 @@
+import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { createMetricsApp } from '../adapters/http/metrics-app.js';
 import { cachedExposition, type HttpMetrics, METRICS_MAX_AGE_MS } from '../adapters/http/request-metrics.js';
+import { listen, type RunningServer } from '../adapters/http/server/http-server.js';
 import type { ServiceMetrics } from '../adapters/prometheus/service-metrics.js';
 import type { Config } from './config.js';
-import { listen, type RunningServer } from './http-server.js';
 import type { Part } from './lifecycle.js';
 
 /**
@@ -45,6 +46,43 @@ export function metricsListener(
         setReady: () => {},
       });
       logger.info({ url: `${running.url}/metrics` }, 'metrics listening');
+    },
+    stop: () => running?.drain(),
+  };
+}
+
+/** Whether the process takes traffic: false while starting and draining. */
+export interface Readiness {
+  ready: boolean;
+}
+
+/** The API's listener: a part that listens at its start and drains at its stop. */
+export interface HttpListener extends Part {
+  /** `http://host:port`, the port picked when PORT=0; known once started. */
+  readonly url: string;
+}
+
+/** The API's listener of `app`, on HOST:PORT with the configured connection limits; ready once it listens. */
+export function httpListener(app: RequestListener, config: Config, readiness: Readiness, logger: Logger): HttpListener {
+  let running: RunningServer | undefined;
+  return {
+    name: 'http listener',
+    get url() {
+      if (running === undefined) throw new Error('the HTTP listener has not started');
+      return running.url;
+    },
+    start: async () => {
+      running = await listen(app, {
+        host: config.host,
+        port: config.port,
+        drainTimeoutMs: config.drainTimeoutMs,
+        limits: config.connectionLimits,
+        logger,
+        setReady: (ready) => {
+          readiness.ready = ready;
+        },
+      });
+      readiness.ready = true;
     },
     stop: () => running?.drain(),
   };

@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { clientOfAddress } from '../adapters/http/client-address.js';
-import { connectionRefusedResponse } from '../adapters/http/client-error.js';
+import { clientOfAddress } from '../client-address.js';
+import { connectionRefusedResponse } from '../client-error.js';
 
 /** How many expired bans may be kept before they are swept out (a ban is checked, not timed). */
 const BANS_SWEPT_FROM = 10_000;
