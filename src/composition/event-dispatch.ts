@@ -14,7 +14,7 @@ import type { Part } from './lifecycle.js';
 import { every } from './outcome-purge.js';
 
 /** How often settled deliveries past their retention are looked for: every 10 minutes. */
-export const SETTLED_PURGE_EVERY_MS = 600_000;
+const SETTLED_PURGE_EVERY_MS = 600_000;
 
 /**
  * The dispatcher of this instance (see DeliverStockEvents), as a part: from its start, a round whenever

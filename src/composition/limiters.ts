@@ -5,8 +5,7 @@ import type { Config } from './config.js';
 import type { LimiterDeps, Store } from './part-deps.js';
 
 /** Whether the configuration shares limits through Redis: one server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES). */
-export const usesRedis = (config: Config): boolean =>
-  config.redisUrl !== undefined || config.redisClusterNodes !== undefined;
+const usesRedis = (config: Config): boolean => config.redisUrl !== undefined || config.redisClusterNodes !== undefined;
 
 /**
  * The one place that chooses the limiter: `in-process` alone for a one-shot command; otherwise Redis

@@ -3,13 +3,13 @@ import type { InventoryCore } from '../application/inventory-core.js';
 import type { Part } from './lifecycle.js';
 
 /** How often expired idempotency outcomes are looked for: once a minute. */
-export const OUTCOME_PURGE_EVERY_MS = 60_000;
+const OUTCOME_PURGE_EVERY_MS = 60_000;
 
 /**
  * How often lapsed reservations are marked expired: every 10 s. What is reserved never waits for it; a
  * lapsed hold left unmarked only costs the reads of its pet a look at its holds.
  */
-export const RESERVATION_EXPIRY_EVERY_MS = 10_000;
+const RESERVATION_EXPIRY_EVERY_MS = 10_000;
 
 /**
  * Runs `task` every `everyMs`, off the request path, one run at a time (a slow store must not pile runs

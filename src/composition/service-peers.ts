@@ -33,7 +33,7 @@ export const TRACING_PEERS = [
 const isSet = (value: string | undefined): boolean => value !== undefined && value !== '';
 
 /** The store's driver: pg with DATABASE_URL, else better-sqlite3. */
-export const storePeerOf = (env: Readonly<Record<string, string | undefined>>): string =>
+const storePeerOf = (env: Readonly<Record<string, string | undefined>>): string =>
   isSet(env.DATABASE_URL) ? 'pg' : 'better-sqlite3';
 
 /** Every package a start configured by `env` imports. */
