@@ -122,4 +122,8 @@ export const GROUP_CHANGE_IDS = prepared(
  * The group's transaction id, read before its COMMIT is sent: should the answer to COMMIT be lost, the
  * commit log says by this id whether the group was saved (see GroupedWriter).
  */
-export const GROUP_XACT_ID = prepared('group_xact_id', 'SELECT pg_current_xact_id()::text');
+// The server's start beside the id: after a crash, an id never logged can be given again (see transactionEnd).
+export const GROUP_XACT_ID = prepared(
+  'group_xact_id',
+  'SELECT pg_current_xact_id()::text, pg_postmaster_start_time()::text',
+);

@@ -115,21 +115,22 @@ async function readGroup(tx: Transaction, names: Names) {
   // through reservations in its lock and its read.
   const settles = names.settled.length > 0;
   // One round trip: each statement is sent at once, and each runs once the one before it has ended.
-  const [, locked, had, stored, rows, reservations, holds, changeIds, [[xactId] = ['']]] = await Promise.all([
-    keys.length === 0 ? none : tx.run(GROUP_LOCK_KEYS, [keys]),
-    settles
-      ? tx.rows<[bigint]>(GROUP_LOCK_ROWS, [names.pets, names.settled])
-      : tx.rows<[bigint]>(GROUP_LOCK_PETS, [names.pets]),
-    claims.length === 0 ? none : tx.rows<[boolean]>(GROUP_LOCK_CLAIMS, [scopes, claimKeys]),
-    claims.length === 0 ? none : tx.rows<ClaimRead>(GROUP_READ_CLAIMS, [scopes, claimKeys]),
-    settles
-      ? tx.rows<RowRead>(GROUP_READ_ROWS, [names.pets, names.settled, names.latest])
-      : tx.rows<RowRead>(GROUP_READ_PETS, [names.pets, names.latest]),
-    settles ? tx.rows<PgReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]) : none,
-    keys.length === 0 ? none : tx.rows<KeyHoldsRead>(GROUP_KEY_HOLDS, [keys, names.earliestReserve, names.latest]),
-    names.changes === 0 ? none : tx.rows<[bigint]>(GROUP_CHANGE_IDS, [names.changes]),
-    tx.rows<[string]>(GROUP_XACT_ID),
-  ]);
+  const [, locked, had, stored, rows, reservations, holds, changeIds, [[xactId, serverStart] = ['', '']]] =
+    await Promise.all([
+      keys.length === 0 ? none : tx.run(GROUP_LOCK_KEYS, [keys]),
+      settles
+        ? tx.rows<[bigint]>(GROUP_LOCK_ROWS, [names.pets, names.settled])
+        : tx.rows<[bigint]>(GROUP_LOCK_PETS, [names.pets]),
+      claims.length === 0 ? none : tx.rows<[boolean]>(GROUP_LOCK_CLAIMS, [scopes, claimKeys]),
+      claims.length === 0 ? none : tx.rows<ClaimRead>(GROUP_READ_CLAIMS, [scopes, claimKeys]),
+      settles
+        ? tx.rows<RowRead>(GROUP_READ_ROWS, [names.pets, names.settled, names.latest])
+        : tx.rows<RowRead>(GROUP_READ_PETS, [names.pets, names.latest]),
+      settles ? tx.rows<PgReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]) : none,
+      keys.length === 0 ? none : tx.rows<KeyHoldsRead>(GROUP_KEY_HOLDS, [keys, names.earliestReserve, names.latest]),
+      names.changes === 0 ? none : tx.rows<[bigint]>(GROUP_CHANGE_IDS, [names.changes]),
+      tx.rows<[string, string]>(GROUP_XACT_ID),
+    ]);
   const lockedIds = new Set(locked.map(([id]) => id));
   const pets = new Map<bigint, PetState>();
   for (const [id, quantity, status, version, held, lapsed] of rows) {
@@ -158,7 +159,7 @@ async function readGroup(tx: Transaction, names: Names) {
     names.latest,
     changeIds.map(([id]) => id),
   );
-  return { state, had, stored, xactId };
+  return { state, had, stored, xact: { id: xactId, serverStart } };
 }
 
 /** What the store found of each write's claim, in the group's order. */
@@ -199,6 +200,12 @@ async function applyGroup(tx: Transaction, state: GroupState): Promise<void> {
   }
 }
 
+/** A group's transaction: its id (`pg_current_xact_id()`), and when the server that gave it started. */
+export interface GroupXact {
+  readonly id: string;
+  readonly serverStart: string;
+}
+
 /**
  * Thrown when a group's connection was lost while its COMMIT was sent or answered: the group may be
  * saved or not. It carries what GroupedWriter needs to find out (the transaction's id) and to answer each
@@ -207,7 +214,7 @@ async function applyGroup(tx: Transaction, state: GroupState): Promise<void> {
  */
 export class CommitAnswerLost extends PostgresUnavailableError {
   constructor(
-    readonly xactId: string,
+    readonly xact: GroupXact,
     readonly outcomes: readonly GroupOutcome[],
     options: { readonly cause: unknown },
   ) {
@@ -224,7 +231,7 @@ export class CommitAnswerLost extends PostgresUnavailableError {
  * CommitAnswerLost when the connection was lost in the last round trip, when nobody knows yet.
  */
 export async function writeGroup(tx: Transaction, writes: readonly GroupWrite[]): Promise<GroupOutcome[]> {
-  const { state, had, stored, xactId } = await readGroup(tx, namesOf(writes));
+  const { state, had, stored, xact } = await readGroup(tx, namesOf(writes));
   const claims = claimsFound(writes, had, stored);
   const outcomes = writes.map((write, index): GroupOutcome => {
     try {
@@ -238,7 +245,7 @@ export async function writeGroup(tx: Transaction, writes: readonly GroupWrite[])
   try {
     await applyGroup(tx, state);
   } catch (error) {
-    if (error instanceof PostgresUnavailableError) throw new CommitAnswerLost(xactId, outcomes, { cause: error.cause });
+    if (error instanceof PostgresUnavailableError) throw new CommitAnswerLost(xact, outcomes, { cause: error.cause });
     throw error;
   }
   return outcomes;

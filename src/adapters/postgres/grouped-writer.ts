@@ -169,7 +169,7 @@ export class GroupedWriter {
   }
 
   private async answerLost(group: readonly QueuedWrite[], lost: CommitAnswerLost): Promise<void> {
-    const end = await this.db.transactionEnd(lost.xactId);
+    const end = await this.db.transactionEnd(lost.xact);
     group.forEach((waiting, index) => {
       if (end === 'committed') waiting.settle(lost.outcomes[index] as GroupOutcome);
       else if (end === 'aborted') waiting.reject(lost);

@@ -174,6 +174,9 @@ class TransactionRefusal<E> extends Error {
   }
 }
 
+const codeOf = (error: unknown): unknown =>
+  typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+
 /** A pool of connections to one database, whose failures to reach the server come out as PostgresUnavailableError. */
 export class PostgresDatabase implements Queryable {
   private readonly pool: pg.Pool;
@@ -246,24 +249,49 @@ export class PostgresDatabase implements Queryable {
   }
 
   /**
-   * How the transaction `xactId` (its `pg_current_xact_id()`) ended, asked on another connection; or
+   * How the transaction `xact.id` (its `pg_current_xact_id()`) ended, asked on another connection; or
    * `undefined` when that cannot be learnt in time. A transaction whose connection was lost stays in
    * progress until its server notices: at once when the socket closed, after the idle-in-transaction
-   * timeout when the network went silent (then it is rolled back), or after a restart (an xid in
-   * progress at a crash reads aborted). So it is asked again, backing off, for that timeout and a
-   * connection timeout more; a server still unreachable by then leaves the answer unknown.
+   * timeout when the network went silent (then it is rolled back), or after a restart. So it is asked
+   * again, backing off, for that timeout and a connection timeout more; a server still unreachable by
+   * then leaves the answer unknown.
+   *
+   * After a crash, an id that no WAL record of the server named before it fell is given again to a new
+   * transaction, whose end would then be read as this one's. So when the server has restarted since
+   * `xact.serverStart`, only "aborted" (or an id not given yet) is trusted: had the transaction
+   * committed, its commit record would have named the id, and it would read committed. A "committed" or
+   * "in progress" read after a restart leaves the answer unknown.
    */
-  async transactionEnd(xactId: string): Promise<TransactionEnd | undefined> {
+  async transactionEnd(xact: {
+    readonly id: string;
+    readonly serverStart: string;
+  }): Promise<TransactionEnd | undefined> {
     const deadline = Date.now() + this.idleInTransactionMs + this.connectTimeoutMs;
     for (let waitMs = END_POLL_FIRST_MS; ; waitMs = Math.min(waitMs * 2, END_POLL_MAX_MS)) {
-      const status = await this.direct.rows<[string | null]>('SELECT pg_xact_status($1::xid8)', [xactId]).then(
-        ([row]) => row?.[0],
-        () => undefined,
-      );
-      if (status === 'committed' || status === 'aborted') return status;
+      const read = await this.xactStatus(xact.id);
+      if (read !== undefined) {
+        const restarted = read.serverStart !== xact.serverStart;
+        if (!restarted && (read.status === 'committed' || read.status === 'aborted')) return read.status;
+        if (restarted) return read.status === 'aborted' || read.status === 'not given' ? 'aborted' : undefined;
+      }
       if (Date.now() + waitMs > deadline) return undefined;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
+  }
+
+  /**
+   * The server's start and the status of `id` on it (`not given` for an id beyond the last one it
+   * gave, which pg_xact_status refuses); `undefined` while the server cannot be asked.
+   */
+  private async xactStatus(id: string): Promise<{ readonly serverStart: string; readonly status: string } | undefined> {
+    const [started] = await this.direct.rows<[string]>('SELECT pg_postmaster_start_time()::text').catch(() => []);
+    if (started === undefined) return undefined;
+    const status = await this.direct.rows<[string | null]>('SELECT pg_xact_status($1::xid8)', [id]).then(
+      ([row]) => row?.[0] ?? 'unknown',
+      // 22023: "transaction ID ... is in the future".
+      (error: unknown) => (codeOf(error) === '22023' ? 'not given' : undefined),
+    );
+    return status === undefined ? undefined : { serverStart: started[0], status };
   }
 
   /**
