@@ -136,7 +136,7 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
     }
     // The stamp is read before the list, so the tag is known before the first byte of a streamed one.
     const stamp = await deps.listInventory.stamp();
-    if (answeredNotModified(ctx, listTag(stamp))) return;
+    if (answeredNotModified(ctx, wholeListBody.tag(stamp))) return;
     ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
     ctx.body = await wholeListBody.read(stamp);
   };

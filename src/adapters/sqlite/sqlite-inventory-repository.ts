@@ -191,7 +191,9 @@ export class SqliteInventoryRepository implements InventoryRepository {
   private readonly filteredColumns: FilteredInventoryPages<ColumnsRow>;
   private readonly named: NamedInventoryPages;
   /** The lapse read at the last stamp: it holds while the revision stays and no other hold lapses. */
-  private lastLapse: { readonly revision: string; readonly count: bigint; readonly untilMs: number } | undefined;
+  private lastLapse:
+    | { readonly revision: string; readonly count: bigint; readonly untilMs: number; readonly stamp: string }
+    | undefined;
 
   /**
    * `pets` is the revision of the `pets` table, shared with every other writer of it on `db`; `writes`
@@ -311,10 +313,12 @@ export class SqliteInventoryRepository implements InventoryRepository {
     // then (for ever, with none held) a stamp reads nothing but the revision.
     if (lapse === undefined || lapse.revision !== revision || hasLapsed(lapse.untilMs, nowMs)) {
       const [count, nextMs] = this.lapsed.get({ now: nowMs }) as LapseRow;
-      lapse = { revision, count, untilMs: nextMs === null ? Number.POSITIVE_INFINITY : Number(nextMs) };
+      const untilMs = nextMs === null ? Number.POSITIVE_INFINITY : Number(nextMs);
+      // The stamp's text is made here, once a revision, not once a read.
+      lapse = { revision, count, untilMs, stamp: `${revision}.${count}` };
       this.lastLapse = lapse;
     }
-    return `${revision}.${lapse.count}`;
+    return lapse.stamp;
   }
 
   write(command: StockCommand): Promise<StockWriteResult> {

@@ -20,6 +20,10 @@ export class StoreRevision {
   private readonly endTurn = (): void => {
     this.versionThisTurn = undefined;
   };
+  /** The last revision handed out, and the two counters it was made of: made again only when one moves. */
+  private last = '';
+  private lastVersion: bigint | undefined;
+  private lastWrites = -1;
 
   constructor(db: Database) {
     // Prepared once: reading it is a step of a cached statement, no parsing.
@@ -56,6 +60,11 @@ export class StoreRevision {
       this.versionThisTurn = version;
       setImmediate(this.endTurn);
     }
-    return `${this.epoch}.${version}.${this.localWrites}`;
+    if (version !== this.lastVersion || this.localWrites !== this.lastWrites) {
+      this.lastVersion = version;
+      this.lastWrites = this.localWrites;
+      this.last = `${this.epoch}.${version}.${this.localWrites}`;
+    }
+    return this.last;
   }
 }
