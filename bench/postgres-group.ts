@@ -24,6 +24,24 @@ export interface WriteRun {
   readonly rps: number;
   readonly postgresUs: number;
   readonly serviceUs: number | undefined;
+  /**
+   * The mean writes a group commit carried during the run (the services' `petstore_postgres_group_commit_writes`);
+   * absent for the floor, and for a build without that metric.
+   */
+  readonly groupWrites?: number | undefined;
+}
+
+/** The sum and count of the group sizes the services have committed so far; NaN from a build without the metric. */
+async function groupTotals(servers: readonly ServerProcess[]): Promise<{ sum: number; count: number }> {
+  let sum = 0;
+  let count = 0;
+  for (const server of servers) {
+    const text = await (await fetch(`${server.origin}/metrics`)).text();
+    const read = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    sum += read('petstore_postgres_group_commit_writes_sum');
+    count += read('petstore_postgres_group_commit_writes_count');
+  }
+  return { sum, count };
 }
 
 /** The runs of each load, by its name, in the order of the rounds. */
@@ -118,20 +136,26 @@ export async function runGroupCommitLoads(
       requests: readonly LoadRequest[] | typeof runReservationLoad,
       seconds: number,
       others: readonly ServerProcess[] = [],
+      metered: readonly ServerProcess[] = [server, ...others],
     ): Promise<WriteRun> => {
       const load = (): Promise<LoadRun> =>
         typeof requests === 'function'
           ? requests(server, headersOf(server), seconds)
           : runLoad(server, requests, headersOf(server), seconds);
+      // Read outside the CPU's window: a scrape costs the service a little.
+      const groups0 = await groupTotals(metered);
       const cpu0 = serverCpuSeconds(probe.postmaster);
       const other0 = others.map((s) => cpuSeconds(s.pid) ?? 0);
       const run = await load();
       const cpu1 = serverCpuSeconds(probe.postmaster);
       const otherUs = others.reduce((sum, s, i) => sum + ((cpuSeconds(s.pid) ?? 0) - (other0[i] ?? 0)) * 1e6, 0);
+      const groups1 = await groupTotals(metered);
+      const groupWrites = (groups1.sum - groups0.sum) / (groups1.count - groups0.count);
       return {
         rps: run.rps,
         postgresUs: ((cpu1 - cpu0) * 1e6) / run.requests,
         serviceUs: run.cpuUsPerRequest === undefined ? undefined : run.cpuUsPerRequest + otherUs / run.requests,
+        ...(Number.isFinite(groupWrites) ? { groupWrites } : {}),
       };
     };
     // Through nginx: the load goes to nginx, and the CPU read is of both instances.
@@ -148,7 +172,7 @@ export async function runGroupCommitLoads(
       ['PATCH, one hot pet, now', () => measured(now, HOT_PET, settings.seconds)],
       [
         'PATCH, 100 pets, two instances behind nginx, now',
-        () => measured(viaNginx, patches, settings.seconds, [pair[1] as ServerProcess]),
+        () => measured(viaNginx, patches, settings.seconds, [pair[1] as ServerProcess], pair),
       ],
     ];
     loads.push([RESERVE_COMMIT_NOW, () => measured(now, runReservationLoad, settings.seconds)]);
@@ -177,7 +201,7 @@ export async function runGroupCommitLoads(
         runs[name] = [...(runs[name] ?? []), run];
         progress(
           `  round ${round}: ${name}: ${count(run.rps)} a second, PostgreSQL ${run.postgresUs.toFixed(0)} µs, ` +
-            `service ${run.serviceUs?.toFixed(0) ?? '-'} µs a write`,
+            `service ${run.serviceUs?.toFixed(0) ?? '-'} µs a write, ${run.groupWrites?.toFixed(1) ?? '-'} writes a group`,
         );
       }
     }
@@ -187,6 +211,12 @@ export async function runGroupCommitLoads(
     await stopAll(servers);
     await probe.client.end();
   }
+}
+
+/** The mean group size of each round, or '-' where no group was measured (the floor, an earlier build, a GET). */
+function groupsOf(runs: readonly WriteRun[]): string {
+  const sizes = runs.map((run) => run.groupWrites);
+  return sizes.every((size) => size === undefined) ? '-' : sizes.map((size) => size?.toFixed(1) ?? '-').join(', ');
 }
 
 const medianOf = (runs: readonly WriteRun[] | undefined, pick: (run: WriteRun) => number | undefined): number =>
@@ -211,6 +241,7 @@ export function groupCommitTable(result: GroupCommitResult, sqlitePatchRps: numb
       write ? ratio(medianOf(runs, (r) => r.rps) / sqlitePatchRps) : '-',
       medianOf(runs, (r) => r.postgresUs).toFixed(0),
       name === FLOOR ? '-' : medianOf(runs, (r) => r.serviceUs).toFixed(0),
+      groupsOf(runs),
     ];
   });
   return table(
@@ -222,6 +253,7 @@ export function groupCommitTable(result: GroupCommitResult, sqlitePatchRps: numb
       'ratio to SQLite PATCH',
       'PostgreSQL CPU µs a request',
       'service CPU µs a request',
+      'writes a group commit, each round',
     ],
     rows,
   );

@@ -25,6 +25,8 @@ export interface Config {
     readonly poolSize: number;
     readonly statementTimeoutMs: number;
     readonly connectTimeoutMs: number;
+    /** Groups of writes under way at once, each on a connection of the pool. */
+    readonly writeLanes: number;
   };
   readonly redisUrl: string | undefined;
   /** Masters of a Redis Cluster to share limits through, instead of the one server of `redisUrl`. */
@@ -148,6 +150,7 @@ const EnvSchema = v.object({
   PETSTORE_PG_POOL_SIZE: v.optional(integer(1, 1_000), '10'),
   PETSTORE_PG_STATEMENT_TIMEOUT_MS: v.optional(integer(1, 600_000), '5000'),
   PETSTORE_PG_CONNECT_TIMEOUT_MS: v.optional(integer(1, 600_000), '2000'),
+  PETSTORE_PG_WRITE_LANES: v.optional(integer(1, 100), '2'),
   REDIS_URL: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'))),
   REDIS_CLUSTER_NODES: v.optional(clusterNodes),
   REDIS_COMMAND_TIMEOUT_MS: v.optional(integer(1, 60_000), '100'),
@@ -256,6 +259,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): C
       poolSize: e.PETSTORE_PG_POOL_SIZE,
       statementTimeoutMs: e.PETSTORE_PG_STATEMENT_TIMEOUT_MS,
       connectTimeoutMs: e.PETSTORE_PG_CONNECT_TIMEOUT_MS,
+      writeLanes: e.PETSTORE_PG_WRITE_LANES,
     },
     redisUrl: e.REDIS_URL,
     redisClusterNodes: e.REDIS_CLUSTER_NODES,

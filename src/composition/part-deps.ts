@@ -6,6 +6,9 @@ import type { BanPolicy } from '../domain/ban.js';
 import type { Instrumentation } from './instrumentation.js';
 import type { Lifecycle } from './lifecycle.js';
 
+/** The stores whose writes commit in groups. */
+export type GroupCommitStore = 'sqlite' | 'postgres';
+
 /** An opened store, as the service uses it. */
 export interface Store {
   /** Every storage port, before instrumentation (the keys behind their cache, when the store has one). */
@@ -24,8 +27,11 @@ export interface StoreDeps {
   readonly lifecycle: Lifecycle;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** Told the number of stock updates each SQLite group commit carried (a metric). */
-  readonly onGroupCommit: (updates: number) => void;
+  /**
+   * Told the size of each group commit (a metric): the stock updates of an SQLite one, the writes of a
+   * PostgreSQL one.
+   */
+  readonly onGroupCommit: (store: GroupCommitStore, writes: number) => void;
 }
 
 /** What a limiter is made with: the lifecycle its part registers with. */

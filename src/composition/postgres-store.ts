@@ -11,13 +11,14 @@ import type { Store, StoreDeps } from './part-deps.js';
  */
 export async function openPostgresStore(
   config: Config & { readonly databaseUrl: string },
-  { logger, clock, lifecycle }: StoreDeps,
+  { logger, clock, lifecycle, onGroupCommit }: StoreDeps,
 ): Promise<Store> {
   const where = describeUrl(config.databaseUrl);
   const storage: PostgresStorage = await openPostgresStorage({
     url: config.databaseUrl,
     ...config.postgres,
     clock,
+    onGroupCommit: (writes) => onGroupCommit('postgres', writes),
     onHealthChange: (healthy, cause) => {
       if (healthy) logger.info({ database: where }, 'postgres available again');
       else logger.warn({ database: where, err: cause }, 'postgres unavailable; requests that need it answer 503');

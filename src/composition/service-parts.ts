@@ -87,7 +87,7 @@ export async function composeService(composition: Composition): Promise<Containe
     lifecycle,
     logger,
     clock,
-    onGroupCommit: (updates) => metrics?.observeGroupCommit(updates),
+    onGroupCommit: (store, writes) => metrics?.observeGroupCommit(store, writes),
   });
   container.bind(PART.storageIsEmpty).toConstantValue(() => store.isEmpty());
 

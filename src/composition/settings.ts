@@ -37,6 +37,10 @@ export const SETTINGS = {
     default: '2000',
     meaning: 'the longest a request waits for a PostgreSQL connection',
   },
+  PETSTORE_PG_WRITE_LANES: {
+    default: '2',
+    meaning: 'groups of PostgreSQL writes under way at once, a pooled connection each',
+  },
   REDIS_URL: {
     default: undefined,
     meaning: 'redis://host:6379: limits shared by every instance through Redis (npm install ioredis)',

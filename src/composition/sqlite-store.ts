@@ -18,7 +18,7 @@ export function openSqliteStore(config: Config, writer: 'inline' | 'worker', dep
     setting: 'PETSTORE_DB',
     writer,
     logger,
-    onGroupCommit: deps.onGroupCommit,
+    onGroupCommit: (updates) => deps.onGroupCommit('sqlite', updates),
     onHealthChange: (healthy, cause) => {
       const database = `PETSTORE_DB=${config.dbPath}`;
       if (healthy) logger.info({ database }, 'sqlite written again; stock writes succeed');

@@ -5,7 +5,7 @@ describe('the PostgreSQL settings', () => {
   it('leave storage on SQLite unless DATABASE_URL is set, with a pool of 10 and 5 s statements', () => {
     expect(readConfig({})).toMatchObject({
       databaseUrl: undefined,
-      postgres: { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 2_000 },
+      postgres: { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 2_000, writeLanes: 2 },
     });
   });
 
@@ -15,10 +15,11 @@ describe('the PostgreSQL settings', () => {
       PETSTORE_PG_POOL_SIZE: '25',
       PETSTORE_PG_STATEMENT_TIMEOUT_MS: '1500',
       PETSTORE_PG_CONNECT_TIMEOUT_MS: '800',
+      PETSTORE_PG_WRITE_LANES: '3',
     });
     expect(config).toMatchObject({
       databaseUrl: 'postgresql://petstore:secret@db.internal:5432/petstore',
-      postgres: { poolSize: 25, statementTimeoutMs: 1_500, connectTimeoutMs: 800 },
+      postgres: { poolSize: 25, statementTimeoutMs: 1_500, connectTimeoutMs: 800, writeLanes: 3 },
     });
   });
 
@@ -35,6 +36,8 @@ describe('the PostgreSQL settings', () => {
     ['PETSTORE_PG_POOL_SIZE', '0'],
     ['PETSTORE_PG_STATEMENT_TIMEOUT_MS', '5s'],
     ['PETSTORE_PG_CONNECT_TIMEOUT_MS', '-1'],
+    ['PETSTORE_PG_WRITE_LANES', '0'],
+    ['PETSTORE_PG_WRITE_LANES', '101'],
   ])('stop on %s=%s with a message naming the variable', (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name}=`));

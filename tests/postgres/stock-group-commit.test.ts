@@ -111,6 +111,26 @@ describe.skipIf(!hasPostgresServer)('stock writes over PostgreSQL, committed in 
     }
   });
 
+  it('tells the size of each group committed, and a lane at a time takes what arrived meanwhile as one', async () => {
+    const sizes: number[] = [];
+    const storage = await postgres.storage({ writeLanes: 1, onGroupCommit: (writes) => sizes.push(writes) });
+    await storage.pets.addAll([aPet(1, { quantity: quantity(1000) }), aPet(2, { quantity: quantity(1000) })]);
+    try {
+      // One turn: one group of 3. Then, while it is under way on the one lane, 5 more: the next group.
+      const first = [1n, 2n, 1n].map((id) => storage.inventory.write(aCommand([adjustBy(id, -1)], { atMs: AT })));
+      await new Promise((resolve) => setImmediate(resolve));
+      const second = Array.from({ length: 5 }, (_, i) =>
+        storage.inventory.write(aCommand([adjustBy(i % 2 === 0 ? 1n : 2n, 1)], { atMs: AT })),
+      );
+      const results = await Promise.all([...first, ...second]);
+      expect(results.every((r) => r.ok)).toBe(true);
+      expect(sizes).toEqual([3, 5]);
+      expect(await storage.inventory.get(petId(1n))).toMatchObject({ item: { quantity: 1001 }, version: 6 });
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('keeps a hot pet exact: 200 adjustments at once, each version once, in fewer transactions', async () => {
     const storage = await postgres.storage();
     await storage.pets.addAll([aPet(1, { quantity: quantity(1000) })]);

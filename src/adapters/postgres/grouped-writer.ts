@@ -19,6 +19,8 @@ export interface GroupOptions {
   readonly lanes?: number;
   /** The most commands one group takes; default 500. */
   readonly maxGroup?: number;
+  /** Told the number of writes of each group committed (a group written again a write at a time: each). */
+  readonly onCommitted?: ((writes: number) => void) | undefined;
 }
 
 const claimKeyOf = ({ command }: GroupWrite): string | undefined =>
@@ -60,6 +62,7 @@ export class GroupedWriter {
   private readonly lanes: number;
   private readonly maxGroup: number;
   private readonly idle: (() => void)[] = [];
+  private readonly onCommitted: (writes: number) => void;
 
   constructor(
     private readonly db: PostgresDatabase,
@@ -67,6 +70,7 @@ export class GroupedWriter {
   ) {
     this.lanes = options.lanes ?? 2;
     this.maxGroup = options.maxGroup ?? 500;
+    this.onCommitted = options.onCommitted ?? (() => {});
   }
 
   /** Queues a stock write; it goes with the others queued by the time a lane is free. */
@@ -163,6 +167,7 @@ export class GroupedWriter {
       await Promise.all(group.map((waiting) => this.run([waiting])));
       return;
     }
+    this.onCommitted(group.length);
     group.forEach((waiting, index) => {
       waiting.settle(outcomes[index] as GroupOutcome);
     });

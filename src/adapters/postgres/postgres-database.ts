@@ -15,6 +15,8 @@ export interface PostgresOptions {
   readonly connectTimeoutMs?: number;
   /** Groups of stock writes under way at once, each on a connection of its own; default 2 (see GroupedWriter). */
   readonly writeLanes?: number;
+  /** Told the number of writes each group carried, once committed (a metric). */
+  readonly onGroupCommit?: (writes: number) => void;
   /** Told when the server stops answering (with the failure) and when it answers again. */
   readonly onHealthChange?: (healthy: boolean, cause?: unknown) => void;
 }

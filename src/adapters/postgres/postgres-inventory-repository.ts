@@ -15,7 +15,7 @@ import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import { expireGroup } from './group-write.js';
-import { GroupedWriter } from './grouped-writer.js';
+import { type GroupOptions, GroupedWriter } from './grouped-writer.js';
 import { type PostgresDatabase, prepared } from './postgres-database.js';
 import { filteredPage } from './postgres-filtered-pages.js';
 import { listHoldsIn, nextHolderIn } from './postgres-hold-statements.js';
@@ -71,14 +71,14 @@ export class PostgresInventoryRepository implements InventoryRepository {
   constructor(
     private readonly db: PostgresDatabase,
     private readonly clock: Clock,
-    writeLanes?: number,
+    group: Pick<GroupOptions, 'lanes' | 'onCommitted'> = {},
   ) {
     // The time is taken as the read starts, so a hold that lapsed before a caller arrived is counted.
     this.stamps = new SharedRead(async () => {
       const [row] = await this.db.rows<[string]>(STAMP_AT, [this.clock.nowMs()]);
       return (row as [string])[0];
     });
-    this.group = new GroupedWriter(db, writeLanes === undefined ? {} : { lanes: writeLanes });
+    this.group = new GroupedWriter(db, group);
   }
 
   /**

@@ -43,7 +43,10 @@ export async function openPostgresStorage(
     throw error;
   }
   db.watch(PROBE_INTERVAL_MS);
-  const inventory = new PostgresInventoryRepository(db, options.clock ?? wallClock, options.writeLanes);
+  const inventory = new PostgresInventoryRepository(db, options.clock ?? wallClock, {
+    ...(options.writeLanes === undefined ? {} : { lanes: options.writeLanes }),
+    onCommitted: options.onGroupCommit,
+  });
   return {
     inventory,
     changes: new PostgresStockChangeLog(db),

@@ -32,8 +32,8 @@ export interface ServiceMetrics {
   countLimiter(limiter: CountableLimiter, role: LimiterRole): CountableLimiter;
   /** Wraps a storage port so that every call is timed under `port` and the method's name. */
   timePort<T extends object>(port: T, name: string): T;
-  /** Records the number of updates one group commit carried. */
-  observeGroupCommit(updates: number): void;
+  /** Records the size of one group commit: the stock updates of SQLite's, the writes of PostgreSQL's. */
+  observeGroupCommit(store: 'sqlite' | 'postgres', writes: number): void;
   /** Exports the counters of a failover limiter, read at each scrape. Call at most once. */
   watchFailover(status: () => FailoverCounters): void;
   /** Exports the stock events' metrics (see eventMetrics); answers the counter of attempts. Call at most once. */
@@ -106,6 +106,12 @@ export function createServiceMetrics(): ServiceMetrics {
     buckets: BATCH_BUCKETS,
     registers: [registry],
   });
+  const postgresGroups = new Histogram({
+    name: 'petstore_postgres_group_commit_writes',
+    help: 'Writes (stock and reservation) committed together in one PostgreSQL transaction (group size).',
+    buckets: BATCH_BUCKETS,
+    registers: [registry],
+  });
 
   return {
     exposition: { contentType: registry.contentType, text: () => registry.metrics() },
@@ -138,8 +144,8 @@ export function createServiceMetrics(): ServiceMetrics {
         (operation): OperationTimers => ({ ok: series(operation, 'ok'), error: series(operation, 'error') }),
       );
     },
-    observeGroupCommit(updates) {
-      groupCommits.observe(updates);
+    observeGroupCommit(store, writes) {
+      (store === 'sqlite' ? groupCommits : postgresGroups).observe(writes);
     },
     watchEvents: (stats, nowMs) => eventMetrics(registry, stats, nowMs),
     watchFailover(status) {
