@@ -15,7 +15,7 @@ import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import { expireGroup } from './group-write.js';
-import { type GroupOptions, GroupedWriter } from './grouped-writer.js';
+import { GroupedWriter, type GroupOptions } from './grouped-writer.js';
 import { type PostgresDatabase, prepared } from './postgres-database.js';
 import { filteredPage } from './postgres-filtered-pages.js';
 import { listHoldsIn, nextHolderIn } from './postgres-hold-statements.js';
