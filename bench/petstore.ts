@@ -26,6 +26,7 @@ export const START_FLAGS: readonly string[] = (
 const TRACING = join(ROOT, 'dist', 'tracing.js');
 const BASELINE = join(import.meta.dirname, 'baseline-server.ts');
 const PROBE = join(import.meta.dirname, 'event-loop-probe.mjs');
+const ALLOCATION_PROBE = join(import.meta.dirname, 'allocation-probe.mjs');
 
 /** Pet number i (from 0): ids 1..n, one in a hundred sold out, so every status rule has rows to work on. */
 export function benchPet(i: number): NewPet {
@@ -158,22 +159,30 @@ export interface ServiceOptions {
   readonly profileDir?: string;
   /** Set: load bench/event-loop-probe.mjs, which writes to this file on SIGUSR2 (see latency.ts). */
   readonly probeFile?: string;
+  /** Set: load bench/allocation-probe.mjs, which writes to this file on SIGUSR2 (see garbage.ts). */
+  readonly allocationFile?: string;
   /** False: PETSTORE_METRICS=off, the service keeps no metrics; on by default, as in production. */
   readonly metrics?: boolean;
   /** Set: traces exported to this OTLP/HTTP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing. */
   readonly otlpEndpoint?: string;
 }
 
-/** What watches a server: the profiler, the event-loop probe, both or neither. */
-type Watch = Pick<ServiceOptions, 'profileDir' | 'probeFile'>;
+/**
+ * What watches a server: the profiler, the event-loop probe, the allocation probe, or none. The two
+ * probes both answer SIGUSR2: one at a time.
+ */
+export type Watch = Pick<ServiceOptions, 'profileDir' | 'probeFile' | 'allocationFile'>;
 
-const watching = ({ profileDir, probeFile }: Watch): string[] => [
+export const watching = ({ profileDir, probeFile, allocationFile }: Watch): string[] => [
   ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
   ...(probeFile === undefined ? [] : ['--import', PROBE]),
+  ...(allocationFile === undefined ? [] : ['--import', ALLOCATION_PROBE]),
 ];
 
-const probeEnv = ({ probeFile }: Watch): NodeJS.ProcessEnv =>
-  probeFile === undefined ? {} : { BENCH_PROBE_FILE: probeFile };
+export const probeEnv = ({ probeFile, allocationFile }: Watch): NodeJS.ProcessEnv => ({
+  ...(probeFile === undefined ? {} : { BENCH_PROBE_FILE: probeFile }),
+  ...(allocationFile === undefined ? {} : { BENCH_ALLOCATION_FILE: allocationFile }),
+});
 
 /**
  * Runs the built service (`node --import dist/tracing.js dist/main.js serve`) on a free port of 127.0.0.1: production (nothing

@@ -2,6 +2,7 @@ import { type AddressMemoryRow, addressMemorySection } from './address-memory.js
 import { type CliResult, cliSection } from './cli.js';
 import { type ConsoleResult, consoleSection } from './console-load.js';
 import { earlierSection, readEarlierRun } from './earlier.js';
+import { type GarbageResult, garbageSection, kb, PATCH_ALLOCATION_TARGET_BYTES, servicePatchBytes } from './garbage.js';
 import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
 import { type LibraryResult, librarySection } from './library.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
@@ -39,6 +40,8 @@ export interface BenchResults {
   readonly floors?: FloorsResult;
   /** Absent from the records of runs before the suite existed. */
   readonly addresses?: AddressMemoryRow[];
+  /** Absent from the records of runs before the suite existed. */
+  readonly garbage?: GarbageResult;
 }
 
 const verdict = (met: boolean): string => (met ? 'met' : '**missed**');
@@ -95,6 +98,16 @@ export function targetsTable(results: BenchResults): string {
     !atMillion || peak === undefined ? 'not measured at 1,000,000' : verdict(peak < PEAK_RSS_TARGET_BYTES),
     'n/a',
   ]);
+  const patchBytes = results.garbage === undefined ? undefined : servicePatchBytes(results.garbage);
+  if (patchBytes !== undefined) {
+    rows.push([
+      'allocated a PATCH, all threads',
+      `<= ${PATCH_ALLOCATION_TARGET_BYTES / 1_000} KB`,
+      kb(patchBytes),
+      verdict(patchBytes <= PATCH_ALLOCATION_TARGET_BYTES),
+      'n/a',
+    ]);
+  }
   return [
     table(['target', 'aim', 'measured', '', 'by CPU time'], rows),
     '',
@@ -172,8 +185,8 @@ export function readme(input: BenchRecord, notes: string): string {
     'npm install',
     'npm run bench              # everything below, then rewrites this file (about fifteen minutes)',
     'npm run bench -- --quick   # the same suites, short rounds and small sizes, printed only (about a minute)',
-    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters, floors, addresses), printed only',
-    'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds (http, scale, postgres, library, floors)',
+    'npm run bench -- --only=http,limiter   # some suites (http, limiter, scale, profile, sqlite, metrics, cli, postgres, console, library, filters, floors, addresses, garbage), printed only',
+    'npm run bench -- --only=library --against=<dist>  # A/B: an earlier build (its built dist/ folder) joins the suites that compare builds (http, scale, postgres, library, floors, garbage)',
     'npm run bench -- --only=postgres --merge  # some suites, their figures merged into results.json and this file',
     'npm run bench -- --render  # this file again from bench/results.json and bench/notes.md, measuring nothing',
     '```',
@@ -221,5 +234,8 @@ export function readme(input: BenchRecord, notes: string): string {
       ? []
       : [floorsSection(results.floors, settings.floors), '']),
     ...(results.addresses === undefined ? [] : [addressMemorySection(results.addresses), '']),
+    ...(results.garbage === undefined || settings.garbage === undefined
+      ? []
+      : [garbageSection(results.garbage, settings.garbage), '']),
   ].join('\n');
 }

@@ -1,7 +1,7 @@
 /**
  * The benchmarks of the service, measured in one run (see bench/README.md, which a full run rewrites).
  * Usage: npm run bench [-- --quick] [-- --write]
- *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library,filters,floors,addresses [--merge]]
+ *   [-- --only=http,limiter,scale,profile,sqlite,metrics,cli,postgres,console,library,filters,floors,addresses,garbage [--merge]]
  *   [-- --against=<dist folder>] [-- --render]
  * - no option: every suite, full length, then bench/results.json and bench/README.md are rewritten;
  * - --quick: every suite with short rounds and small sizes (about a minute), printed only;
@@ -10,7 +10,7 @@
  * - --merge: with --only, the suites' figures and settings replace theirs in bench/results.json, the rest
  *   are kept, and bench/README.md is written again (a section says when its figures were measured);
  * - --against: an earlier build (its dist/ folder, built, its node_modules beside it) joins the suites
- *   that compare builds (http: its in-process pairs; scale, postgres, library, floors), as their baseline;
+ *   that compare builds (http: its in-process pairs; scale, postgres, library, floors, garbage), as their baseline;
  * - --render: measure nothing; write bench/README.md again from bench/results.json and bench/notes.md.
  */
 import { rmSync } from 'node:fs';
@@ -21,6 +21,7 @@ import { startRedisServer } from '../support/redis-server.js';
 import { addressMemorySection, runAddressMemorySuite } from './address-memory.js';
 import { cliSection, runCliSuite } from './cli.js';
 import { consoleSection, runConsoleSuite } from './console-load.js';
+import { garbageSection, runGarbageSuite } from './garbage.js';
 import { httpSection, runHttpSuite } from './http.js';
 import { formatJson } from './json-file.js';
 import { librarySection, runLibrarySuite } from './library.js';
@@ -152,6 +153,11 @@ async function runSuite(
     case 'addresses': {
       results.addresses = runAddressMemorySuite(entry(settings, 'addresses'), log);
       return addressMemorySection(results.addresses);
+    }
+    case 'garbage': {
+      const garbage = entry(settings, 'garbage');
+      results.garbage = await runGarbageSuite(dir, garbage, against, log);
+      return garbageSection(results.garbage, garbage);
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { AddressMemorySettings } from './address-memory.js';
 import type { CliSettings } from './cli.js';
 import type { ConsoleSettings } from './console-load.js';
+import type { GarbageSettings } from './garbage.js';
 import type { LoadSettings } from './http.js';
 import type { LibrarySettings } from './library.js';
 import type { LimiterSettings } from './limiter.js';
@@ -25,6 +26,7 @@ export const SUITES = [
   'filters',
   'floors',
   'addresses',
+  'garbage',
 ] as const;
 export type Suite = (typeof SUITES)[number];
 
@@ -49,11 +51,14 @@ export interface BenchSettings {
   readonly floors?: FloorsSettings;
   /** The in-process limiter's client addresses in memory; absent from the records of runs before it existed. */
   readonly addresses?: AddressMemorySettings;
+  /** What a request allocates, thread by thread; absent from the records of runs before it existed. */
+  readonly garbage?: GarbageSettings;
 }
 
 /**
  * `npm run bench`: what the issue asks for; about ten minutes on two cores, and 4.5 more for library,
- * filters and floors (1.6, 0.7 and 2.3 minutes alone on 2026-11-26).
+ * filters and floors (1.6, 0.7 and 2.3 minutes alone on 2026-11-26), and about 1.3 for garbage (five
+ * loads of 3 s warm-up and 3 rounds of 3 s, by the settings; not yet timed in a full run).
  */
 export const FULL: BenchSettings = {
   http: { seconds: 10, rounds: 3, warmupSeconds: 2 },
@@ -73,6 +78,7 @@ export const FULL: BenchSettings = {
   filters: { pets: 1_000_000, rounds: 10, stores: ['SQLite', 'PostgreSQL'] },
   floors: { seconds: 3, rounds: 9, warmupSeconds: 3 },
   addresses: { addresses: [100_000, 1_000_000], fullAddresses: 3_000 },
+  garbage: { seconds: 3, rounds: 3, warmupSeconds: 3 },
 };
 
 /** `npm run bench -- --quick`: every suite once, short and small; about a minute. */
@@ -90,4 +96,5 @@ export const QUICK: BenchSettings = {
   filters: { pets: 100_000, rounds: 3, stores: ['SQLite', 'PostgreSQL'] },
   floors: { seconds: 1.5, rounds: 1, warmupSeconds: 0.5 },
   addresses: { addresses: [100_000], fullAddresses: 300 },
+  garbage: { seconds: 1.5, rounds: 1, warmupSeconds: 1.5 },
 };
