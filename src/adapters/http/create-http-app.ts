@@ -20,10 +20,13 @@ import { addRateLimitRoute } from './rate-limit-route.js';
 import { addMetricsRoute, type HttpMetrics, requestMetrics } from './request-metrics.js';
 import { type RequestTracing, traceRequests } from './request-tracing.js';
 import { addReservationRoutes } from './reservation-routes.js';
+import { RouteTable } from './route-table.js';
 import { addServiceRoutes } from './service-routes.js';
 import { unmatchedRoute } from './unmatched-route.js';
 
 const noChecks = (): Readonly<Record<string, boolean>> => ({});
+
+type AppRouter = Router<HttpState, RoutedContext>;
 
 /** When getPetById is taken to have been deprecated, unless configured: the release of interface 1.0.0. */
 export const DEFAULT_DEPRECATED_AT = new Date('2026-01-01T00:00:00Z');
@@ -137,6 +140,29 @@ const isClientGone = (err: unknown): boolean =>
   typeof err === 'object' && err !== null && 'code' in err && CLIENT_GONE.has(String(err.code));
 
 /**
+ * The routes of the app, declared on @koa/router in the order they are tried (the route table keeps it).
+ * Case-sensitive and strict, so that /V1/inventory or /v1/inventory/ cannot reach a route by a spelling
+ * the guard does not check.
+ */
+export function appRouter(deps: HttpAppDeps, openApiJson: string, bodyLimitBytes: number): AppRouter {
+  const { options } = deps;
+  const router = new Router<HttpState, RoutedContext>({ sensitive: true, strict: true });
+  addServiceRoutes(router, deps.readiness, deps.healthChecks ?? noChecks, openApiJson);
+  addInventoryRoutes(router, deps, { bodyLimitBytes, requireIfMatch: options.requireIfMatch ?? false });
+  addReservationRoutes(router, deps, { bodyLimitBytes });
+  addPetRoutes(router, deps, {
+    deprecatedAt: options.deprecatedAt ?? DEFAULT_DEPRECATED_AT,
+    sunsetAt: options.sunsetAt,
+    infoUrl: `${options.servers.production}/openapi.json`,
+  });
+  addOrderRoutes(router, deps.listOrders);
+  addRateLimitRoute(router);
+  for (const page of deps.pages ?? []) page.addRoutes(router);
+  if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
+  return router;
+}
+
+/**
  * Builds the Koa app of the pet store API. It never listens: the caller owns the socket
  * (`http.createServer(app.callback())`), and so its timeouts and its shutdown.
  */
@@ -160,36 +186,23 @@ export function createHttpApp(deps: HttpAppDeps): Koa<HttpState, RoutedContext> 
     else logger.error({ err, requestId }, 'response failed after it started');
   });
 
-  // Case-sensitive and strict, so that /V1/inventory or /v1/inventory/ cannot reach a route by a
-  // spelling the guard does not check.
-  const router = new Router<HttpState, RoutedContext>({ sensitive: true, strict: true });
-  addServiceRoutes(router, deps.readiness, deps.healthChecks ?? noChecks, openApiJson);
-  addInventoryRoutes(router, deps, { bodyLimitBytes, requireIfMatch: options.requireIfMatch ?? false });
-  addReservationRoutes(router, deps, { bodyLimitBytes });
-  addPetRoutes(router, deps, {
-    deprecatedAt: options.deprecatedAt ?? DEFAULT_DEPRECATED_AT,
-    sunsetAt: options.sunsetAt,
-    infoUrl: `${options.servers.production}/openapi.json`,
-  });
-  addOrderRoutes(router, deps.listOrders);
-  addRateLimitRoute(router);
   const pages = deps.pages ?? [];
-  for (const page of pages) page.addRoutes(router);
-  if (deps.metrics?.exposition !== undefined) addMetricsRoute(router, deps.metrics.exposition);
-
-  if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, router));
+  // The routes compiled once all are added: router.routes() would match every layer and build its
+  // arrays, closures and composition again for every request (2.2 KB of a PATCH), for the same answer.
+  const routes = new RouteTable(appRouter(deps, openApiJson, bodyLimitBytes));
+  if (deps.metrics !== undefined) app.use(requestMetrics(deps.metrics.requests, routes));
   app.use(accessLog(deps.accessLogger ?? logger));
-  if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing, router));
+  if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing, routes));
   app.use(errorMiddleware(logger));
   app.use(protocolChecks);
   app.use(
     apiGuard({
       ...deps,
-      isOperation: (method, path) => router.match(path, method).route,
+      isOperation: (method, path) => routes.isOperation(method, path),
       pagePaths: new Set(pages.flatMap((page) => [...page.paths])),
     }),
   );
-  app.use(router.routes());
+  app.use(routes.dispatch);
   app.use(unmatchedRoute);
   return app;
 }

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { HttpContext, HttpMiddleware, HttpState, RoutedContext } from './http-context.js';
+import type { RouteTable } from './route-table.js';
 
 /** Told of every finished request, with labels from bounded sets only. */
 export interface RequestObserver {
@@ -37,11 +38,9 @@ type AppRouter = Router<HttpState, RoutedContext>;
  * another method (405) takes that path's template. Anything else is UNMATCHED_ROUTE: a raw path would
  * let any client add series without bound.
  */
-export function routeLabel(ctx: HttpContext, router: AppRouter): string {
+export function routeLabel(ctx: HttpContext, routes: RouteTable): string {
   if (typeof ctx._matchedRoute === 'string') return ctx._matchedRoute;
-  const match = router.match(ctx.path, ctx.method);
-  const layer = match.pathAndMethod.find((l) => l.methods.length > 0) ?? match.path.find((l) => l.methods.length > 0);
-  return typeof layer?.path === 'string' ? layer.path : UNMATCHED_ROUTE;
+  return routes.templateOf(ctx.method, ctx.path) ?? UNMATCHED_ROUTE;
 }
 
 /**
@@ -49,7 +48,7 @@ export function routeLabel(ctx: HttpContext, router: AppRouter): string {
  * reports it with its method, route template and final status (499 when its client left first). Registered first, so that it sees the
  * status the error middleware settled on.
  */
-export function requestMetrics(observer: RequestObserver, router: AppRouter): HttpMiddleware {
+export function requestMetrics(observer: RequestObserver, routes: RouteTable): HttpMiddleware {
   return (ctx, next) => {
     const startedAt = performance.now();
     ctx.res.once('close', () => {
@@ -57,7 +56,7 @@ export function requestMetrics(observer: RequestObserver, router: AppRouter): Ht
       // A response closed before it was written out whole: the client left, and statusCode is only what
       // the app had set by then (Koa's 404 until a handler settles). nginx labels it 499.
       const status = ctx.res.writableFinished ? ctx.res.statusCode : CLIENT_CLOSED_REQUEST;
-      observer.observe(methodLabel(ctx.method), routeLabel(ctx, router), status, seconds);
+      observer.observe(methodLabel(ctx.method), routeLabel(ctx, routes), status, seconds);
     });
     return next();
   };

@@ -1,6 +1,6 @@
-import type Router from '@koa/router';
-import type { HttpMiddleware, HttpState, RoutedContext } from './http-context.js';
+import type { HttpMiddleware } from './http-context.js';
 import { routeLabel } from './request-metrics.js';
+import type { RouteTable } from './route-table.js';
 
 /** What a request turned out to be, for the trace that records it: never a raw path, a key or a header. */
 export interface TracedRequest {
@@ -20,12 +20,12 @@ export interface RequestTracing {
  * Tells `tracing` each request's route template and key id once its answer is decided, before the
  * response ends the span. Registered before the error middleware, so a failed request is described too.
  */
-export function traceRequests(tracing: RequestTracing, router: Router<HttpState, RoutedContext>): HttpMiddleware {
+export function traceRequests(tracing: RequestTracing, routes: RouteTable): HttpMiddleware {
   return async (ctx, next) => {
     try {
       await next();
     } finally {
-      tracing.describe({ method: ctx.method, route: routeLabel(ctx, router), keyId: ctx.state.keyId });
+      tracing.describe({ method: ctx.method, route: routeLabel(ctx, routes), keyId: ctx.state.keyId });
     }
   };
 }
