@@ -56,11 +56,19 @@ function textOf(bytes: Buffer | null): string {
 
 /**
  * The body, when the whole of it has arrived and nothing has read it: the request's stream then holds
- * it already (a small body comes in the packet of its headers), and one read takes it with no listener,
- * promise or decoder. `undefined` when it has not all arrived.
+ * it already, and one read takes it with no listener, promise or decoder. `undefined` when it has not
+ * all arrived. Node hands a request over once its headers are parsed, and a route reached without a
+ * wait runs then, before the parser has seen the end of the message: a small body that came in the
+ * headers' packet is buffered by then, so a body of the length declared is whole (the parser passes no
+ * byte past Content-Length as body).
  */
 function bodyBytesOf(req: IncomingMessage, limitBytes: number): Buffer | null | typeof TOO_LARGE | undefined {
-  if (!req.complete || !req.readable || req.readableFlowing === true) return undefined;
+  if (!req.readable || req.readableFlowing === true) return undefined;
+  const length = req.headers['content-length'];
+  const whole =
+    req.complete ||
+    (length !== undefined && req.headers['transfer-encoding'] === undefined && req.readableLength === Number(length));
+  if (!whole) return undefined;
   const bytes = req.read() as Buffer | null;
   return bytes !== null && bytes.length > limitBytes ? TOO_LARGE : bytes;
 }
