@@ -2,11 +2,18 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { sendError, thrownProblemOf } from './error-response.js';
 import type { HttpMiddleware } from './http-context.js';
+import { tookWholeBody } from './json-body.js';
 import { requestIdOf } from './request-id.js';
 
-/** Whether the request declared a body that has not arrived whole (nobody read it, or a refusal cut it). */
+/**
+ * Whether the request declared a body that has not arrived whole (nobody read it, or a refusal cut it).
+ * A body taken whole in one read (json-body's) counts as read though the parser may not have marked the
+ * message complete yet: an answer decided within the same turn (a store in memory) comes before that.
+ */
 const bodyLeftUnread = (req: IncomingMessage): boolean =>
-  !req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0');
+  !req.complete &&
+  !tookWholeBody(req) &&
+  (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0');
 
 /**
  * The middleware just inside the access log: it stamps the request id and turns every failure thrown

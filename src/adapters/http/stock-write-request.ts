@@ -1,5 +1,7 @@
 import type { OnePetWriteResult } from '../../application/use-cases/update-stock.js';
+import type { PetId } from '../../domain/pet-id.js';
 import type { StockWriteFailure } from '../../domain/stock-outcome.js';
+import { API_BASE_PATH } from './api-guard.js';
 import { parseEntityTagList, versionsNamed, versionTag } from './entity-tags.js';
 import { sendError } from './error-response.js';
 import { type RouteContext, sendJson } from './http-context.js';
@@ -38,7 +40,22 @@ export interface WriteHeaders {
  * The actor and the Idempotency-Key of a stock write to `path` (its canonical path, for the
  * fingerprint), or `undefined` once a 400 has been sent. Runs after the body was parsed, before If-Match.
  */
-export function writeHeadersOf(ctx: RouteContext, path: string): WriteHeaders | undefined {
+export const writeHeadersOf = (ctx: RouteContext, path: string): WriteHeaders | undefined =>
+  headersOf(ctx, path, undefined, '');
+
+/**
+ * `writeHeadersOf` for a write of pet `petId`, whose canonical path is `/v1/inventory/{petId}` and
+ * `subpath`: the path is written only for the fingerprint of a request that has a key (most have none).
+ */
+export const petWriteHeadersOf = (ctx: RouteContext, petId: PetId, subpath: string): WriteHeaders | undefined =>
+  headersOf(ctx, undefined, petId, subpath);
+
+function headersOf(
+  ctx: RouteContext,
+  path: string | undefined,
+  petId: PetId | undefined,
+  subpath: string,
+): WriteHeaders | undefined {
   const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
   if (!key.ok) {
     sendError(ctx, 'invalid_idempotency_key', key.error);
@@ -48,8 +65,9 @@ export function writeHeadersOf(ctx: RouteContext, path: string): WriteHeaders | 
   // The guard lets no request without a key reach a write; one that did would be a bug.
   if (actor === undefined) throw new Error('a stock write reached without an authenticated key');
   if (key.value === undefined) return { actor };
+  const canonical = path ?? `${API_BASE_PATH}/inventory/${petId}${subpath}`;
   // A string: jsonBodyOf has parsed it.
-  const fingerprint = requestFingerprint(ctx.method, path, String(ctx.request.rawBody));
+  const fingerprint = requestFingerprint(ctx.method, canonical, String(ctx.request.rawBody));
   return { actor, idempotency: { key: key.value, fingerprint } };
 }
 

@@ -1,7 +1,10 @@
 import type { Database } from 'better-sqlite3';
 
-/** One write queued: its work, run inside the batch's transaction, and its promise's settlement. */
-interface Job {
+/**
+ * One write queued: its work, run inside the batch's transaction, and its settlement (a promise's, or
+ * the writer thread's answer).
+ */
+export interface Job {
   /** Runs the work and keeps what it answered; it may run twice (see GroupCommit's constructor). */
   run(): void;
   /** Settles the promise with what the last run answered, once the batch is committed. */
@@ -83,15 +86,23 @@ export class GroupCommit {
   submit<O>(work: () => O): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       let output: O;
-      this.pending.push({
+      this.enqueue({
         run: () => {
           output = work();
         },
         resolve: () => resolve(output),
         reject,
       });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
     });
+  }
+
+  /**
+   * Queues a job as `submit` does, settled through its own `resolve` and `reject` rather than a promise:
+   * the writer thread answers each write from one object, with no promise, closure or reaction of its own.
+   */
+  enqueue(job: Job): void {
+    this.pending.push(job);
+    if (this.pending.length === 1) setImmediate(() => this.flush());
   }
 
   /** Runs the pending jobs now, in one transaction. Closing the store calls it, so no job is dropped. */

@@ -40,7 +40,9 @@ export interface RequestServer {
  */
 export function serveRequest(message: unknown, server: RequestServer): void {
   if (!Array.isArray(message)) throw new WriterProtocolError(`a request is ${describe(message)}, not an array`);
-  const [name, id] = message;
+  // Read by index: a destructuring of an array goes through its iterator.
+  const name: unknown = message[0];
+  const id: unknown = message[1];
   if (name === 'close' && message.length === 1) {
     server.close();
     return;

@@ -2,7 +2,7 @@ import type { PetId } from '../../domain/pet-id.js';
 import type { Quantity } from '../../domain/quantity.js';
 import { fail, ok, type Result } from '../../domain/result.js';
 import { type OrderValue, orderValueOf, stockOrder } from '../../domain/stock-command.js';
-import type { StockRefusal, StockWriteFailure } from '../../domain/stock-outcome.js';
+import type { StockRefusal, StockWriteFailure, StockWriteResult } from '../../domain/stock-outcome.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import type { StockCommandRunner, StockWriteRequest } from '../stock-command-runner.js';
 
@@ -65,23 +65,8 @@ export type OnePetWriteFailure =
 
 export type OnePetWriteResult = Result<UpdatedStock, OnePetWriteFailure>;
 
-/** Runs a write of one pet: `order` is its kind and value, `input` the rest; answers the one entry it left. */
-export async function writeOnePet(
-  writes: StockCommandRunner,
-  order: OrderValue,
-  input: OnePetWriteInput,
-): Promise<OnePetWriteResult> {
-  const made = stockOrder(order.kind, orderValueOf(order), {
-    petId: input.petId,
-    ifVersion: expectedVersionsOf(input),
-    reason: input.reason,
-  });
-  if (!made.ok) throw new RangeError(made.error);
-  const result = await writes.run({
-    orders: [made.value],
-    actor: input.actor,
-    idempotency: input.idempotency,
-  });
+/** The one entry a write of one pet left, or why it did not happen, from the runner's answer. */
+function onePetResultOf(result: StockWriteResult): OnePetWriteResult {
   if (!result.ok) {
     const { error } = result;
     if (!('refusals' in error)) return fail(error);
@@ -89,12 +74,39 @@ export async function writeOnePet(
     if (refusal === undefined) throw new Error('a refused write names its refusal');
     return fail({ ...error, refusal });
   }
-  const [written] = result.value.entries;
-  if (written === undefined || result.value.entries.length !== 1)
-    throw new Error('a write of one pet writes one entry');
+  const { entries, replayed } = result.value;
+  const written = entries[0];
+  if (written === undefined || entries.length !== 1) throw new Error('a write of one pet writes one entry');
   const { petId, quantity, status } = written.change.after;
   const item = { petId, quantity, status, reserved: written.reserved };
-  return ok({ entry: { item, version: written.version }, replayed: result.value.replayed });
+  return ok({ entry: { item, version: written.version }, replayed });
+}
+
+/**
+ * Runs a write of one pet: `order` is its kind and value, `input` the rest; answers the one entry it
+ * left. Not async: the answer is read in one reaction to the runner's promise, a function made once,
+ * with no frame of this function kept while the write is out.
+ */
+export function writeOnePet(
+  writes: StockCommandRunner,
+  order: OrderValue,
+  input: OnePetWriteInput,
+): Promise<OnePetWriteResult> {
+  try {
+    const made = stockOrder(order.kind, orderValueOf(order), {
+      petId: input.petId,
+      ifVersion: expectedVersionsOf(input),
+      reason: input.reason,
+    });
+    if (!made.ok) throw new RangeError(made.error);
+    return writes
+      .run({ orders: [made.value], actor: input.actor, idempotency: input.idempotency })
+      .then(onePetResultOf);
+  } catch (error) {
+    // What throws here (an input refused: both names of the versions given) rejects the promise, as
+    // it did when this was an async function.
+    return Promise.reject(error);
+  }
 }
 
 /**
