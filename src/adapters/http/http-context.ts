@@ -9,6 +9,8 @@ export interface HttpState {
   requestId: string;
   /** The API key the request acts as, once authenticated; for the log and the stock-change record. */
   keyId: string | undefined;
+  /** How many Authorization field lines the request carried, once the protocol checks counted them. */
+  authorizationLines?: number;
   /** For GET /v1/rate_limit: the caller and the standing the guard read, so the body and headers agree. */
   rateLimit?: { readonly principal: Principal; readonly standing: RateLimitStanding };
 }
