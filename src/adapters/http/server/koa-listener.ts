@@ -147,7 +147,8 @@ export function koaListener(app: Koa): RequestListener {
   const internals = app as unknown as KoaInternals;
   if (internals.ctxStorage || typeof internals.compose !== 'function') return app.callback();
   const fn = internals.compose(app.middleware);
-  if (!app.listenerCount('error')) app.on('error', app.onerror.bind(app));
+  // As Koa's callback: the emitter calls it with the app as `this`.
+  if (!app.listenerCount('error')) app.on('error', app.onerror);
 
   const handle = async (ctx: KoaContext): Promise<void> => {
     try {
