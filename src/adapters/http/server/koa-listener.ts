@@ -34,7 +34,7 @@ const EMPTY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
 /**
  * The request of a connection still being answered, for the connection's 'error' to be reported to:
  * one listener a connection, where Koa attaches `on-finished` to every request (a handful of listeners,
- * closures and arrays each, a PATCH's largest allocation after the router's). Requests of a connection
+ * closures and arrays each, among a PATCH's largest allocations). Requests of a connection
  * run one at a time (oneRequestAtATime), so one slot is enough.
  */
 interface SocketWatch {
