@@ -2,6 +2,7 @@ import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import type { RequestLineWriter } from '../adapters/http/request-line-writer.js';
 import type { HttpMetrics } from '../adapters/http/request-metrics.js';
+import { koaListener } from '../adapters/http/server/koa-listener.js';
 import type { ServiceMetrics } from '../adapters/prometheus/service-metrics.js';
 import { NodeKeyCrypto } from '../adapters/system/node-key-crypto.js';
 import { NodeWebhookSecrets } from '../adapters/system/node-webhook-secrets.js';
@@ -170,7 +171,7 @@ export async function composeService(composition: Composition): Promise<Containe
   // line that says the service stopped.
   const { accessLogger } = reach;
   lifecycle.register({ name: 'access log', stop: () => accessLogger.flush() });
-  const listener = httpListener(app.callback(), config, reach.http.readiness, logger);
+  const listener = httpListener(koaListener(app), config, reach.http.readiness, logger);
   lifecycle.register(listener);
   container.bind(PART.httpListener).toConstantValue(listener);
   return container;

@@ -114,7 +114,7 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
     // the key's plan or the stock after its sign-out (OWASP REST Security). Set before anything, so
     // refusals and the failures the error middleware answers carry it too.
     if (ctx.req.headers.authorization !== undefined) ctx.res.setHeader('Cache-Control', 'no-store');
-    const ambiguous = fieldLineCount(ctx.req, 'authorization') > 1;
+    const ambiguous = (ctx.state.authorizationLines ?? fieldLineCount(ctx.req, 'authorization')) > 1;
     const caller = ambiguous ? 'unauthorized' : await callerOf(authenticate, ctx.req.headers.authorization);
     const principal = typeof caller === 'string' ? undefined : caller;
     if (principal !== undefined) {

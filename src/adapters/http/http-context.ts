@@ -9,6 +9,8 @@ export interface HttpState {
   requestId: string;
   /** The API key the request acts as, once authenticated; for the log and the stock-change record. */
   keyId: string | undefined;
+  /** How many Authorization field lines the request carried, once the protocol checks counted them. */
+  authorizationLines?: number;
   /** For GET /v1/rate_limit: the caller and the standing the guard read, so the body and headers agree. */
   rateLimit?: { readonly principal: Principal; readonly standing: RateLimitStanding };
 }
@@ -41,8 +43,36 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * been sent while a middleware runs, so the check `ctx.set` adds is not needed.
  */
 
-/** Sends a body of JSON text written by json-writer. */
+/** What Koa's response keeps of its body and status (koa 3, lib/response.js), which sendJson sets itself. */
+interface KoaResponseFields {
+  _body: unknown;
+  _explicitStatus?: boolean;
+}
+
+/**
+ * Sends a body of JSON text written by json-writer. Koa's body setter does for a string what is done
+ * here, through its `set` (arrays and closures a header) and its status setter (two asserts, each
+ * building its message): its own path is kept for what this one leaves out, a stream answered before
+ * (Koa destroys it) and a Transfer-Encoding set by hand (Koa then sets no Content-Length).
+ */
 export function sendJson(ctx: HttpContext, json: string): void {
-  ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  ctx.body = json;
+  const res = ctx.res;
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  const response = ctx.response as unknown as KoaResponseFields;
+  const previous = response._body;
+  if (
+    (previous !== null && previous !== undefined && typeof previous !== 'string') ||
+    res.hasHeader('Transfer-Encoding')
+  ) {
+    ctx.body = json;
+    return;
+  }
+  response._body = json;
+  // Koa's `status = 200` when no status was set: an explicit one (201, a 4xx) stays.
+  if (response._explicitStatus !== true) {
+    response._explicitStatus = true;
+    res.statusCode = 200;
+    if (ctx.req.httpVersionMajor < 2) res.statusMessage = 'OK';
+  }
+  res.setHeader('Content-Length', String(Buffer.byteLength(json)));
 }

@@ -26,7 +26,18 @@ const CONTINUE = /^100-continue$/i;
  * the ones Node's parser refuses, not requests to the API.
  */
 export const protocolChecks: HttpMiddleware = (ctx, next) => {
-  const hosts = fieldLineCount(ctx.req, 'host');
+  // One pass over the raw headers counts both Host and Authorization: the guard reads the latter's
+  // count from the state rather than scanning them again.
+  const raw = ctx.req.rawHeaders;
+  let hosts = 0;
+  let authorizations = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4) {
+      if (name.toLowerCase() === 'host') hosts += 1;
+    } else if (name.length === 13 && name.toLowerCase() === 'authorization') authorizations += 1;
+  }
+  ctx.state.authorizationLines = authorizations;
   if (hosts > 1) return sendError(ctx, 'bad_request', 'the request carries more than one Host header');
   if (hosts === 0 && ctx.req.httpVersion === '1.1') {
     return sendError(ctx, 'bad_request', 'an HTTP/1.1 request must carry a Host header');

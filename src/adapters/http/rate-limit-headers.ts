@@ -14,6 +14,30 @@ function policyField(windows: readonly WindowReport[]): string {
 }
 
 /**
+ * The windows the last `RateLimit-Policy` was written for, and the field: a subject's windows change
+ * only with its plan, so nearly every request of a busy key would build the same string again.
+ */
+let lastPolicy: { readonly windows: readonly WindowReport[]; readonly field: string } | undefined;
+
+/** Whether two lists of windows write the same `RateLimit-Policy`. */
+function samePolicy(a: readonly WindowReport[], b: readonly WindowReport[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) {
+    const x = a[i] as WindowReport;
+    const y = b[i] as WindowReport;
+    if (x.name !== y.name || x.limit !== y.limit || x.windowSeconds !== y.windowSeconds) return false;
+  }
+  return true;
+}
+
+function cachedPolicyField(windows: readonly WindowReport[]): string {
+  if (lastPolicy === undefined || !samePolicy(lastPolicy.windows, windows)) {
+    lastPolicy = { windows, field: policyField(windows) };
+  }
+  return lastPolicy.field;
+}
+
+/**
  * Writes the limit headers of a decision: the classic X-RateLimit-* trio (of the window nearest
  * exhaustion, Reset in Unix seconds rounded up so a client that waits until then is never early) and
  * the IETF draft `RateLimit-Policy` and `RateLimit` fields, whose `t` is a delta in seconds.
@@ -23,7 +47,7 @@ export function setRateLimitHeaders(ctx: HttpContext, decision: RateLimitDecisio
   res.setHeader('X-RateLimit-Limit', String(decision.limit));
   res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
   res.setHeader('X-RateLimit-Reset', String(Math.ceil(decision.resetAtMs / 1000)));
-  res.setHeader('RateLimit-Policy', policyField(decision.windows));
+  res.setHeader('RateLimit-Policy', cachedPolicyField(decision.windows));
   const watched = nearestExhaustion(decision.windows).name;
   res.setHeader('RateLimit', `"${watched}";r=${decision.remaining};t=${secondsUntil(decision.resetAtMs, nowMs)}`);
 }

@@ -42,6 +42,11 @@ interface Tracked {
   idleSinceMs: number;
   /** Whether it was closed to make room, and already uncounted. */
   evicted: boolean;
+  /**
+   * Counts the end of one of its requests: the 'close' listener of each of its responses, made once a
+   * connection rather than once a request (a closure and a `once` wrapper each, in a PATCH's profile).
+   */
+  readonly answered: () => void;
 }
 
 /**
@@ -113,7 +118,15 @@ export class ConnectionCaps {
       peers = new Map();
       this.byAddress.set(address, peers);
     }
-    const tracked: Tracked = { inProgress: 0, idleSinceMs: this.nowMs(), evicted: false };
+    const tracked: Tracked = {
+      inProgress: 0,
+      idleSinceMs: this.nowMs(),
+      evicted: false,
+      answered: () => {
+        tracked.inProgress -= 1;
+        if (tracked.inProgress === 0) tracked.idleSinceMs = this.nowMs();
+      },
+    };
     peers.set(socket, tracked);
     this.tracked.set(socket, tracked);
     this.open += 1;
@@ -185,10 +198,8 @@ export class ConnectionCaps {
     const tracked = this.tracked.get(socket);
     if (tracked === undefined) return;
     tracked.inProgress += 1;
-    res.once('close', () => {
-      tracked.inProgress -= 1;
-      if (tracked.inProgress === 0) tracked.idleSinceMs = this.nowMs();
-    });
+    // `on`, not `once`: a response closes once (Node guards its 'close'), and is dropped after.
+    res.on('close', tracked.answered);
   }
 
   private banned(address: string): boolean {
@@ -217,6 +228,8 @@ interface ConnectionQueue {
   busy: boolean;
   /** The pipelined requests that arrived meanwhile, in order. */
   readonly waiting: Array<readonly [IncomingMessage, ServerResponse]>;
+  /** The 'close' listener of each response it starts: one a connection, not a closure a request. */
+  readonly answered: () => void;
 }
 
 /**
@@ -239,17 +252,9 @@ export function oneRequestAtATime(
   const start = (queue: ConnectionQueue, req: IncomingMessage, res: ServerResponse): void => {
     queue.busy = true;
     // A response closes once its answer is handed to the socket (just after `finish`), or when the
-    // connection goes first: either way the one request of this connection is over.
-    res.once('close', () => {
-      queue.busy = false;
-      const following = queue.waiting.shift();
-      if (following === undefined) return;
-      if (req.socket.destroyed) {
-        queue.waiting.length = 0;
-        return;
-      }
-      start(queue, ...following);
-    });
+    // connection goes first: either way the one request of this connection is over. `on`, not `once`:
+    // Node emits a response's 'close' once.
+    res.on('close', queue.answered);
     handler(req, res);
   };
 
@@ -257,7 +262,20 @@ export function oneRequestAtATime(
     const socket = req.socket;
     let queue = queues.get(socket);
     if (queue === undefined) {
-      const created: ConnectionQueue = { busy: false, waiting: [] };
+      const created: ConnectionQueue = {
+        busy: false,
+        waiting: [],
+        answered: () => {
+          created.busy = false;
+          const following = created.waiting.shift();
+          if (following === undefined) return;
+          if (socket.destroyed) {
+            created.waiting.length = 0;
+            return;
+          }
+          start(created, ...following);
+        },
+      };
       queues.set(socket, created);
       socket.once('close', () => {
         created.waiting.length = 0;
