@@ -7,6 +7,7 @@ import { createHttpApp, type HttpAppOptions } from '../../../src/adapters/http/c
 import { docsPages } from '../../../src/adapters/http/docs-routes.js';
 import type { HttpPages } from '../../../src/adapters/http/http-pages.js';
 import type { HttpMetrics } from '../../../src/adapters/http/request-metrics.js';
+import { koaListener } from '../../../src/adapters/http/server/koa-listener.js';
 import { createMemoryAdapters } from '../../../src/adapters/memory/memory-adapters.js';
 import { NodeKeyCrypto } from '../../../src/adapters/system/node-key-crypto.js';
 import {
@@ -134,7 +135,8 @@ export async function startHttpFixture(options: FixtureOptions = {}): Promise<Ht
       ...(options.holdLimits === undefined ? {} : { holdLimits: options.holdLimits }),
     },
   });
-  const server: Server = createServer(app.callback());
+  // Served as the service serves it (see koaListener), so every test of tests/http goes through it.
+  const server: Server = createServer(koaListener(app));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
