@@ -165,6 +165,8 @@ export interface ServiceOptions {
   readonly metrics?: boolean;
   /** Set: traces exported to this OTLP/HTTP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT); unset: no tracing. */
   readonly otlpEndpoint?: string;
+  /** Settings of the service's own beyond the ones above (e.g. `PETSTORE_PG_WRITE_LANES`), set last. */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -222,6 +224,7 @@ export function startService(name: string, options: ServiceOptions, logFile: str
       ...(options.databaseUrl === undefined
         ? {}
         : { DATABASE_URL: options.databaseUrl, PETSTORE_PG_CONNECT_TIMEOUT_MS: '10000' }),
+      ...options.settings,
     },
     logFile,
   );
