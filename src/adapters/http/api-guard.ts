@@ -47,7 +47,25 @@ const NO_PAGES: ReadonlySet<string> = new Set();
 export const RATE_LIMIT_PATH = `${API_BASE_PATH}/rate_limit`;
 
 // RFC 6750 `b64token` after the case-insensitive scheme word; Node has already trimmed the value.
-const BEARER = /^bearer +(\S+)$/i;
+const WHITESPACE = /\s/;
+const BEARER_WORD = 'bearer';
+
+/**
+ * The token of `Bearer <token>` (the scheme word in any case, one space or more, then a token without
+ * whitespace to the end), as `/^bearer +(\S+)$/i` captures it, without the match's array: every request
+ * with a key reads it.
+ */
+function bearerToken(header: string): string | undefined {
+  const length = BEARER_WORD.length;
+  if (header.length < length + 2) return undefined;
+  // `| 0x20` folds an ASCII capital to its small letter, and maps no other character to one.
+  for (let i = 0; i < length; i++) if ((header.charCodeAt(i) | 0x20) !== BEARER_WORD.charCodeAt(i)) return undefined;
+  let start = length;
+  while (header.charCodeAt(start) === 0x20) start += 1;
+  if (start === length || start === header.length) return undefined;
+  const token = header.slice(start);
+  return WHITESPACE.test(token) ? undefined : token;
+}
 
 /**
  * Whose budget a request without a valid key spends: its client's (an IPv6 address counts by its /64),
@@ -62,7 +80,7 @@ const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`
 type Caller = Principal | 'unauthorized' | 'key_expired';
 
 async function callerOf(authenticate: Authenticate, header: string | undefined): Promise<Caller> {
-  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  const token = header === undefined ? undefined : bearerToken(header);
   if (token === undefined) return 'unauthorized';
   const result = await authenticate.execute({ apiKey: token });
   return result.ok ? result.value : result.error.code;
