@@ -51,7 +51,9 @@ export function routeLabel(ctx: HttpContext, routes: RouteTable): string {
 export function requestMetrics(observer: RequestObserver, routes: RouteTable): HttpMiddleware {
   return (ctx, next) => {
     const startedAt = performance.now();
-    ctx.res.once('close', () => {
+    // `on`, not `once`: a response closes once (Node guards its 'close'), and `once` would wrap the
+    // listener in a state object and a bound function more a request.
+    ctx.res.on('close', () => {
       const seconds = (performance.now() - startedAt) / 1000;
       // A response closed before it was written out whole: the client left, and statusCode is only what
       // the app had set by then (Koa's 404 until a handler settles). nginx labels it 499.
