@@ -20,6 +20,8 @@ const LABELS: Readonly<Record<RateLimitOutcome, DecisionLabel>> = {
  */
 export interface CountableLimiter extends RateLimiter {
   answerLocally?(subject: string, policy: RateLimitPolicy): RateLimitDecision | undefined;
+  /** The decision of `admit` made at once, without a promise: the in-process limiter's (MemoryRateLimiter). */
+  admitNow?(subject: string, policy: RateLimitPolicy): RateLimitDecision;
 }
 
 /** Counts decisions; told the outcome label of each. */
@@ -36,7 +38,20 @@ export function countedRateLimiter(limiter: CountableLimiter, count: DecisionCou
     if (answer.outcome !== 'unavailable') count(LABELS[answer.outcome]);
     return answer;
   };
-  const admit = async (subject: string, policy: RateLimitPolicy) => counted(await limiter.admit(subject, policy));
+  // Every request is admitted here: an in-process limiter's decision is counted as it is made and
+  // handed back in one settled promise, where awaiting its own promise cost an async frame and a second
+  // promise a request; any other limiter's is counted as its promise settles.
+  const now = limiter.admitNow?.bind(limiter);
+  const admit: CountableLimiter['admit'] =
+    now === undefined
+      ? (subject, policy) => limiter.admit(subject, policy).then(counted)
+      : (subject, policy) => {
+          try {
+            return Promise.resolve(counted(now(subject, policy)));
+          } catch (error) {
+            return Promise.reject(error);
+          }
+        };
   // A peek decides nothing, so it is not counted.
   const peek = limiter.peek.bind(limiter);
   const local = limiter.answerLocally?.bind(limiter);
