@@ -50,18 +50,19 @@ interface KoaResponseFields {
 }
 
 /**
- * Sends a body of JSON text written by json-writer. Koa's body setter does for a string what is done
+ * Sends a body of JSON text written by json-writer, or its bytes. Koa's body setter does for a string
+ * (or a Buffer, when a Content-Type is set) what is done
  * here, through its `set` (arrays and closures a header) and its status setter (two asserts, each
  * building its message): its own path is kept for what this one leaves out, a stream answered before
  * (Koa destroys it) and a Transfer-Encoding set by hand (Koa then sets no Content-Length).
  */
-export function sendJson(ctx: HttpContext, json: string): void {
+export function sendJson(ctx: HttpContext, json: string | Buffer): void {
   const res = ctx.res;
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);
   const response = ctx.response as unknown as KoaResponseFields;
   const previous = response._body;
   if (
-    (previous !== null && previous !== undefined && typeof previous !== 'string') ||
+    (previous !== null && previous !== undefined && typeof previous !== 'string' && !Buffer.isBuffer(previous)) ||
     res.hasHeader('Transfer-Encoding')
   ) {
     ctx.body = json;

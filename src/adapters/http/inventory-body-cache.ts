@@ -34,6 +34,11 @@ export class InventoryBodyCache {
    * `stamp` must be read before this call (the caller also tags the answer with it): a write after that
    * point moves the stamp, so a body that might have missed it is never taken for a later stamp's state.
    */
+  /** The kept bytes of the list at `stamp`, when they are kept: no promise for the usual answer. */
+  kept(stamp: string): Buffer | undefined {
+    return stamp === this.stamp ? this.body : undefined;
+  }
+
   async read(stamp: string): Promise<Buffer | Readable> {
     if (stamp === this.stamp && this.body !== undefined) return this.body;
     const body = await inventoryJsonBody(this.pieces());

@@ -137,6 +137,10 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
     // The stamp is read before the list, so the tag is known before the first byte of a streamed one.
     const stamp = await deps.listInventory.stamp();
     if (answeredNotModified(ctx, wholeListBody.tag(stamp))) return;
+    // The bytes kept since the stamp last moved, sent without Koa's body setter (its `set` of the
+    // length) and without another await: what nearly every GET of the list answers.
+    const kept = wholeListBody.kept(stamp);
+    if (kept !== undefined) return sendJson(ctx, kept);
     ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
     ctx.body = await wholeListBody.read(stamp);
   };
