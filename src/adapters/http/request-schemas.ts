@@ -132,6 +132,10 @@ const firstMessage = (issues: readonly v.BaseIssue<unknown>[]): string => issues
 
 /** A petId path segment as a PetId, or the message of a 400 `invalid_pet_id`. */
 export function parsePetIdParam(segment: string | undefined): Result<PetId, string> {
+  // A valid id is what the schema's transform answers, taken without valibot's dataset and pipe (every
+  // route of a pet reads one); only a refusal goes through the schema, for its message.
+  const id = typeof segment === 'string' ? parsePetId(segment) : undefined;
+  if (id !== undefined) return ok(id);
   const parsed = v.safeParse(PetIdParam, segment);
   return parsed.success ? ok(parsed.output) : fail(firstMessage(parsed.issues));
 }
