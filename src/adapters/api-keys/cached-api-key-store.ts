@@ -40,10 +40,15 @@ export class CachedApiKeyStore implements ApiKeyStore {
     this.maxEntries = options.maxEntries ?? 10_000;
   }
 
-  async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const nowMs = this.clock.nowMs();
     const known = this.remembered.get(hash);
-    if (known !== undefined && known.untilMs > nowMs) return known.record;
+    // Nearly every request's key is remembered: one settled promise, without an async frame.
+    if (known !== undefined && known.untilMs > nowMs) return Promise.resolve(known.record);
+    return this.readAndRemember(hash, nowMs);
+  }
+
+  private async readAndRemember(hash: string, nowMs: number): Promise<ApiKeyRecord | undefined> {
     const record = await this.inner.findByHash(hash);
     if (record === undefined || this.options.ttlMs === 0) {
       this.remembered.delete(hash);
