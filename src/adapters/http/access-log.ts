@@ -30,7 +30,9 @@ export function loggablePath(path: string): string {
   return redacted.length > LOGGED_PATH_MAX || head !== path ? `${redacted.slice(0, LOGGED_PATH_MAX - 1)}…` : redacted;
 }
 
-const isApiPath = (path: string): boolean => path === API_BASE_PATH || path.startsWith(`${API_BASE_PATH}/`);
+const API_PREFIX = `${API_BASE_PATH}/`;
+
+const isApiPath = (path: string): boolean => path === API_BASE_PATH || path.startsWith(API_PREFIX);
 
 /**
  * The route a request is logged under: the template of the route that took it (or that has its path,

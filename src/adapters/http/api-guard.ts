@@ -74,17 +74,16 @@ function bearerToken(header: string): string | undefined {
  */
 const keylessSubject = (ip: string, page: boolean): string => `${page ? 'page' : 'ip'}:${clientOfAddress(ip)}`;
 
-const isApiPath = (path: string): boolean => path.startsWith(`${API_BASE_PATH}/`) || path === API_BASE_PATH;
+const API_PREFIX = `${API_BASE_PATH}/`;
+
+const isApiPath = (path: string): boolean => path.startsWith(API_PREFIX) || path === API_BASE_PATH;
 
 /** Who the request acts as, or why it acts as nobody. */
 type Caller = Principal | 'unauthorized' | 'key_expired';
 
-async function callerOf(authenticate: Authenticate, header: string | undefined): Promise<Caller> {
-  const token = header === undefined ? undefined : bearerToken(header);
-  if (token === undefined) return 'unauthorized';
-  const result = await authenticate.execute({ apiKey: token });
-  return result.ok ? result.value : result.error.code;
-}
+/** Who the authentication's answer says the caller is. */
+const callerOfResult = (result: Awaited<ReturnType<Authenticate['execute']>>): Caller =>
+  result.ok ? result.value : result.error.code;
 
 function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string): void {
   const seconds = retryAfterSeconds(decision);
@@ -133,7 +132,10 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
     // refusals and the failures the error middleware answers carry it too.
     if (ctx.req.headers.authorization !== undefined) ctx.res.setHeader('Cache-Control', 'no-store');
     const ambiguous = (ctx.state.authorizationLines ?? fieldLineCount(ctx.req, 'authorization')) > 1;
-    const caller = ambiguous ? 'unauthorized' : await callerOf(authenticate, ctx.req.headers.authorization);
+    const header = ambiguous ? undefined : ctx.req.headers.authorization;
+    const token = header === undefined ? undefined : bearerToken(header);
+    // Awaited in place: an async function of its own was a frame and a promise more a request.
+    const caller = token === undefined ? 'unauthorized' : callerOfResult(await authenticate.execute({ apiKey: token }));
     const principal = typeof caller === 'string' ? undefined : caller;
     if (principal !== undefined) {
       ctx.state.keyId = principal.keyId;
