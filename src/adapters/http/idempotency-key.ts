@@ -7,12 +7,15 @@ const IDEMPOTENCY_KEY = /^[!-~]{1,255}$/;
 
 const KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 visible ASCII characters, without spaces; a UUID will do';
 
+/** The answer for a request without the header, most writes: one object, never changed. */
+const NO_KEY: Result<string | undefined, string> = Object.freeze(ok(undefined));
+
 /**
  * The request's `Idempotency-Key`, `undefined` when it sent none, or the message of a 400
  * `invalid_idempotency_key`. Two such headers reach here joined by a comma and a space, and so are refused.
  */
 export function idempotencyKeyOf(field: string | readonly string[] | undefined): Result<string | undefined, string> {
-  if (field === undefined) return ok(undefined);
+  if (field === undefined) return NO_KEY;
   return typeof field === 'string' && IDEMPOTENCY_KEY.test(field) ? ok(field) : fail(KEY_MESSAGE);
 }
 

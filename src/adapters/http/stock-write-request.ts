@@ -24,11 +24,14 @@ export function markReplay(ctx: RouteContext, replayed: boolean): void {
  * existing entry matches; a missing pet is a 404 either way), or the message of a 400.
  */
 function ifVersionOf(field: string | undefined): { readonly ifVersion?: readonly number[] } | string {
-  if (field === undefined) return {};
+  if (field === undefined) return UNCONDITIONAL;
   const list = parseEntityTagList(field);
   if (list === undefined) return IF_MATCH_MESSAGE;
-  return list.any ? {} : { ifVersion: versionsNamed(list.tags) };
+  return list.any ? UNCONDITIONAL : { ifVersion: versionsNamed(list.tags) };
 }
+
+/** The condition of a write without one: shared, as nothing changes it. */
+const UNCONDITIONAL: { readonly ifVersion?: readonly number[] } = Object.freeze({});
 
 /** What the headers of a stock write ask, besides its body. */
 export interface WriteHeaders {
