@@ -53,6 +53,8 @@ export class SeriesHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
   private readonly series = new Map<string, HistogramSeries>();
+  /** The series found by seriesOfParts, by their parts: forgotten with the series at a reset. */
+  private readonly byParts = new Map<string, Map<string, Map<number, HistogramSeries>>>();
 
   constructor(
     readonly name: string,
@@ -74,6 +76,36 @@ export class SeriesHistogram {
     return series;
   }
 
+  /**
+   * The series of the labels named by two words and a number (`first second third`, the key
+   * seriesOf is given), found without building that key: each a map's lookup, none allocating, where
+   * the key's text and the labels' object were written on every call. `labels` makes the series'
+   * labels at its first use.
+   */
+  seriesOfParts(
+    first: string,
+    second: string,
+    third: number,
+    labels: (first: string, second: string, third: number) => Labels,
+  ): HistogramSeries {
+    let seconds = this.byParts.get(first);
+    if (seconds === undefined) {
+      seconds = new Map();
+      this.byParts.set(first, seconds);
+    }
+    let thirds = seconds.get(second);
+    if (thirds === undefined) {
+      thirds = new Map();
+      seconds.set(second, thirds);
+    }
+    let series = thirds.get(third);
+    if (series === undefined) {
+      series = this.seriesOf(`${first} ${second} ${third}`, labels(first, second, third));
+      thirds.set(third, series);
+    }
+    return series;
+  }
+
   get() {
     return {
       name: this.name,
@@ -86,5 +118,6 @@ export class SeriesHistogram {
 
   reset(): void {
     this.series.clear();
+    this.byParts.clear();
   }
 }

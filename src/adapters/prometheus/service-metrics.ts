@@ -45,6 +45,8 @@ const STORAGE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const DECISIONS: readonly DecisionLabel[] = ['admitted', 'limited', 'banned'];
 
+const requestLabels = (method: string, route: string, status: number) => ({ method, route, status: String(status) });
+
 /** A counter whose value is read from elsewhere at each scrape. */
 function readCounter(registry: Registry, name: string, help: string, read: () => number): void {
   new Counter({
@@ -117,9 +119,7 @@ export function createServiceMetrics(): ServiceMetrics {
     exposition: { contentType: registry.contentType, text: () => registry.metrics() },
     requests: {
       observe(method, route, status, seconds) {
-        requestDuration
-          .seriesOf(`${method} ${route} ${status}`, { method, route, status: String(status) })
-          .observe(seconds);
+        requestDuration.seriesOfParts(method, route, status, requestLabels).observe(seconds);
       },
     },
     countLimiter(limiter, role) {
