@@ -534,9 +534,12 @@ function againstLines(scenarios: readonly Scenario[]): string[] {
   return [
     '',
     'Against an earlier build (`--against`): its service, in-process limiter, on a database its own code',
-    `prepared, started with this build's, and measured ${
-      peerScenarios(compared).length > 0 ? 'after it (GET and PATCH: after it and the Fastify peer)' : 'right after it'
-    } in each round under the same load.`,
+    ...(peerScenarios(compared).length === 0
+      ? ["prepared, started with this build's, and measured right after it in each round under the same load."]
+      : [
+          "prepared, started with this build's, and measured after it in each round under the same load (GET and",
+          'PATCH: after it and the Fastify peer).',
+        ]),
     '',
     table(
       [
