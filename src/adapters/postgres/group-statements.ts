@@ -4,7 +4,7 @@ import { prepared } from './postgres-database.js';
 /*
  * The statements of a group of writes (stock and reservation writes alike), all in one transaction: the
  * first round trip locks what the group names and reads it, the second applies every decision in one
- * statement (GROUP_WRITE, in group-effects.ts) and commits. Each statement is sent without waiting for
+ * statement (groupWrite, in group-effects.ts) and commits. Each statement is sent without waiting for
  * the one before it (a pipelined connection), and each later one takes its snapshot once the one before
  * has ended: what is read is read under the locks. Every transaction that locks takes keys before pets,
  * each in a fixed order (keys sorted, pets by id), so none waits on another in a cycle.

@@ -5,7 +5,7 @@ import { firstPetOf, type IdempotencyClaim, type StockCommand } from '../../doma
 import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { storedClaimOf } from '../sql/stock-outcome-json.js';
-import { effectCounts, GROUP_WRITE, groupWriteValues, type PetState } from './group-effects.js';
+import { effectCounts, groupWrite, type PetState } from './group-effects.js';
 import { GroupState, type KeyHolds } from './group-state.js';
 import {
   GROUP_CHANGE_IDS_AND_XACT,
@@ -192,7 +192,8 @@ async function applyGroup(tx: Transaction, state: GroupState): Promise<void> {
     await tx.commit();
     return;
   }
-  const [[answered = []]] = await Promise.all([tx.rows<number[]>(GROUP_WRITE, groupWriteValues(rows)), tx.commit()]);
+  const { statement, values } = groupWrite(rows);
+  const [[answered = []]] = await Promise.all([tx.rows<number[]>(statement, values), tx.commit()]);
   if (expected.some((count, index) => answered[index] !== count)) {
     throw new Error('a group of writes did not apply under its locks');
   }
