@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startRedisCluster } from '../support/redis-cluster.js';
 import { CONNECTIONS, type LoadRequest, type LoadRun, runLoad } from './load.js';
-import { prepareEarlierPetstore, preparePetstore, START_FLAGS, startBaseline, startService } from './petstore.js';
+import {
+  benchItemsJson,
+  prepareEarlierPetstore,
+  preparePetstore,
+  START_FLAGS,
+  startBaseline,
+  startPeer,
+  startService,
+} from './petstore.js';
 import { type ServerProcess, startTogether, stopAll } from './server-process.js';
 import { count, median, ms, ratio, runs, table } from './stats.js';
 
@@ -49,6 +57,11 @@ export function batchRequests(): LoadRequest[] {
 export interface PairRound {
   readonly baseline: LoadRun;
   readonly service: LoadRun;
+  /**
+   * The Fastify peer (bench/fastify-peer.ts), right after the service under the same load (in-process
+   * GET and PATCH); absent from the records of runs before it existed.
+   */
+  readonly peer?: LoadRun;
   /** With `--against`: the earlier build's service, right after, under the same load (in-process limiter only). */
   readonly earlier?: LoadRun;
 }
@@ -62,6 +75,8 @@ export interface Scenario {
   readonly limiter: 'in-process' | 'Redis' | 'Redis Cluster';
   /** The least ratio to the baseline the issue asks; absent where it asks none. */
   readonly target?: number;
+  /** The least ratio to the Fastify peer the issue asks, where the peer is measured. */
+  readonly peerTarget?: number;
   readonly rounds: PairRound[];
 }
 
@@ -69,6 +84,28 @@ export const roundRatio = (r: PairRound): number => r.service.rps / r.baseline.r
 
 /** The median of the rounds' own ratios: each round's service against the baseline measured beside it. */
 export const medianRatio = (s: { readonly rounds: readonly PairRound[] }): number => median(s.rounds.map(roundRatio));
+
+/** Issue 42, goal 4: the service's GET and PATCH at least this many times the Fastify peer's rate. */
+export const PEER_TARGET = 1.5;
+
+/** The rounds that measured the Fastify peer, each as the service's run and the peer's. */
+const peerRounds = (s: Scenario): { readonly service: LoadRun; readonly peer: LoadRun }[] =>
+  s.rounds.flatMap((r) => (r.peer === undefined ? [] : [{ service: r.service, peer: r.peer }]));
+
+/** Each round's service / peer ratio of req/s; empty where the peer was not measured. */
+export const peerRatios = (s: Scenario): number[] => peerRounds(s).map((r) => r.service.rps / r.peer.rps);
+
+/** Each round's peer CPU a request over the service's: above 1, a request costs the service less. */
+export const peerCpuRatios = (s: Scenario): number[] =>
+  peerRounds(s).flatMap(({ service, peer }) =>
+    service.cpuUsPerRequest === undefined || peer.cpuUsPerRequest === undefined
+      ? []
+      : [peer.cpuUsPerRequest / service.cpuUsPerRequest],
+  );
+
+/** The scenarios that measured the Fastify peer. */
+export const peerScenarios = (scenarios: readonly Scenario[]): Scenario[] =>
+  scenarios.filter((s) => peerRatios(s).length > 0);
 
 export interface LoadSettings {
   readonly seconds: number;
@@ -98,8 +135,13 @@ interface Pair {
   readonly scenario: Scenario;
   readonly service: ServerProcess;
   readonly requests: readonly LoadRequest[];
-  /** The earlier build's service of `--against`, with its own key, measured after `service` in each round. */
+  /**
+   * The earlier build's service of `--against`, with its own key, measured after `service` in each
+   * round (and after the peer, where there is one).
+   */
   readonly earlier?: { readonly server: ServerProcess; readonly key: string };
+  /** The Fastify peer, with the same key, measured right after `service` in each round. */
+  readonly peer?: ServerProcess;
 }
 
 /**
@@ -118,21 +160,34 @@ export async function runPairs(
   for (const pair of pairs) {
     await runLoad(baseline, pair.requests, headers, settings.warmupSeconds);
     await runLoad(pair.service, pair.requests, headers, settings.warmupSeconds);
+    if (pair.peer !== undefined) await runLoad(pair.peer, pair.requests, headers, settings.warmupSeconds);
     if (pair.earlier !== undefined)
       await runLoad(pair.earlier.server, pair.requests, earlierHeaders(pair.earlier), settings.warmupSeconds);
   }
   for (let round = 1; round <= settings.rounds; round += 1) {
-    for (const { scenario, service, requests, earlier } of pairs) {
+    for (const { scenario, service, requests, earlier, peer } of pairs) {
       const base = await runLoad(baseline, requests, headers, settings.seconds);
       const ours = await runLoad(service, requests, headers, settings.seconds);
+      const fastify = peer === undefined ? undefined : await runLoad(peer, requests, headers, settings.seconds);
       const then =
         earlier === undefined
           ? undefined
           : await runLoad(earlier.server, requests, earlierHeaders(earlier), settings.seconds);
-      scenario.rounds.push({ baseline: base, service: ours, ...(then === undefined ? {} : { earlier: then }) });
+      scenario.rounds.push({
+        baseline: base,
+        service: ours,
+        ...(fastify === undefined ? {} : { peer: fastify }),
+        ...(then === undefined ? {} : { earlier: then }),
+      });
+      const cpu = (run: LoadRun): string =>
+        run.cpuUsPerRequest === undefined ? 'n/a' : run.cpuUsPerRequest.toFixed(0);
       progress(
         `  round ${round}: ${scenario.request}, ${scenario.limiter} limiter: ${count(ours.rps)} req/s, ` +
           `baseline ${count(base.rps)} req/s, ratio ${ratio(ours.rps / base.rps)}` +
+          (fastify === undefined
+            ? ''
+            : `; Fastify peer ${count(fastify.rps)} req/s, service / peer ${ratio(ours.rps / fastify.rps)}, ` +
+              `server CPU µs a request ${cpu(ours)} / ${cpu(fastify)}`) +
           (then === undefined
             ? ''
             : `; earlier build ${count(then.rps)} req/s, now / earlier ${ratio(ours.rps / then.rps)}`),
@@ -158,6 +213,8 @@ export async function runHttpSuite(
     redis: join(dir, 'service-redis.log'),
     cluster: join(dir, 'service-redis-cluster.log'),
     earlier: join(dir, 'service-earlier.log'),
+    peer: join(dir, 'fastify-peer.log'),
+    peerAccess: join(dir, 'fastify-peer-access.log'),
   };
   const servers: ServerProcess[] = [];
   const redisCluster = await startRedisCluster();
@@ -166,13 +223,22 @@ export async function runHttpSuite(
     const key = await preparePetstore(join(dir, 'http-in-process.db'), LIST_PETS);
     await copyFile(join(dir, 'http-in-process.db'), join(dir, 'http-redis.db'));
     await copyFile(join(dir, 'http-in-process.db'), join(dir, 'http-redis-cluster.db'));
-    // With --against, this build's in-process service and the earlier build's (on a database its own code
-    // prepared) start together, first (see startTogether).
+    // The Fastify peer's items: the pets the service holds, as its list answers them (checked below).
+    const peerItems = join(dir, 'fastify-peer-items.json');
+    await writeFile(peerItems, benchItemsJson(LIST_PETS));
+    // This build's in-process service, the Fastify peer and, with --against, the earlier build's service
+    // (on a database its own code prepared) start together, first (see startTogether).
     const earlierDb = join(dir, 'http-earlier.db');
     const earlierKey = against === undefined ? undefined : prepareEarlierPetstore(against, earlierDb, LIST_PETS);
-    const [memory, earlierServer] = await startTogether(
+    const [memory, peer, earlierServer] = await startTogether(
       servers,
       startService('service (in-process limiter)', { db: join(dir, 'http-in-process.db') }, logs.memory),
+      startPeer(
+        'Fastify peer',
+        { items: peerItems, db: join(dir, 'fastify-peer.db'), accessLog: logs.peerAccess },
+        key,
+        logs.peer,
+      ),
       against === undefined
         ? undefined
         : startService(`service of ${against}`, { db: earlierDb, dist: against }, logs.earlier),
@@ -198,11 +264,18 @@ export async function runHttpSuite(
     servers.push(baseline);
     if ((await fetchList(baseline, key)) !== body)
       throw new Error('the baseline answered other bytes than the service');
+    if ((await fetchList(peer, key)) !== body) throw new Error('the Fastify peer listed other bytes than the service');
 
-    const make = (request: Scenario['request'], limiter: Scenario['limiter'], target?: number): Scenario => ({
+    const make = (
+      request: Scenario['request'],
+      limiter: Scenario['limiter'],
+      target?: number,
+      peerTarget?: number,
+    ): Scenario => ({
       request,
       limiter,
       ...(target === undefined ? {} : { target }),
+      ...(peerTarget === undefined ? {} : { peerTarget }),
       rounds: [],
     });
     // With --against, the earlier build's service joins the in-process pairs: the same load right after
@@ -215,16 +288,18 @@ export async function runHttpSuite(
     const batches = batchRequests();
     const pairs: Pair[] = [
       {
-        scenario: make('GET /v1/inventory', 'in-process', 0.8),
+        scenario: make('GET /v1/inventory', 'in-process', 0.8, PEER_TARGET),
         service: memory,
         requests: LIST_REQUESTS,
+        peer,
         ...inProcess,
       },
       { scenario: make('GET /v1/inventory', 'Redis', 0.6), service: redis, requests: LIST_REQUESTS },
       {
-        scenario: make('PATCH /v1/inventory/{petId}', 'in-process', 0.7),
+        scenario: make('PATCH /v1/inventory/{petId}', 'in-process', 0.7, PEER_TARGET),
         service: memory,
         requests: patches,
+        peer,
         ...inProcess,
       },
       { scenario: make('PATCH /v1/inventory/{petId}', 'Redis', 0.6), service: redis, requests: patches },
@@ -250,6 +325,7 @@ export async function runHttpSuite(
     await assertNoWarnings(memory, logs.memory);
     await assertNoWarnings(redis, logs.redis);
     await assertNoWarnings(cluster, logs.cluster);
+    await assertNoWarnings(peer, logs.peerAccess);
     return pairs.map((p) => p.scenario);
   } finally {
     await stopAll(servers);
@@ -357,8 +433,77 @@ export function httpSection(scenarios: readonly Scenario[], settings: LoadSettin
     `  ${P99_OVER_BASELINE} times the baseline's is in bold; the latency section and the notes say why.`,
     '',
     scenarioTable(scenarios),
+    ...peerLines(scenarios),
     ...againstLines(scenarios),
   ].join('\n');
+}
+
+/** A figure of the service and the peer over the rounds that measured both, medians: `12.5 / 3.0`. */
+function servicePeer(s: Scenario, pick: (run: LoadRun) => number | undefined, format: (n: number) => string): string {
+  const side = (which: 'service' | 'peer'): string => {
+    const values = peerRounds(s)
+      .map((r) => pick(r[which]))
+      .filter((v): v is number => v !== undefined);
+    return values.length === 0 ? 'n/a' : format(median(values));
+  };
+  return `${side('service')} / ${side('peer')}`;
+}
+
+/**
+ * The service against the Fastify peer (issue 42, goal 4), where the peer was measured: each round's
+ * ratio taken within the round, the peer right after the service; nothing for older records.
+ */
+function peerLines(scenarios: readonly Scenario[]): string[] {
+  const compared = peerScenarios(scenarios);
+  if (compared.length === 0) return [];
+  const rows = compared.map((s) => {
+    const cpu = peerCpuRatios(s);
+    return [
+      s.request,
+      s.limiter,
+      servicePeer(s, (r) => r.rps, count),
+      `**${ratio(median(peerRatios(s)))}**`,
+      `>= ${ratio(s.peerTarget ?? PEER_TARGET)}`,
+      runs(peerRatios(s), ratio),
+      servicePeer(s, (r) => r.p50Ms, ms),
+      servicePeer(s, (r) => r.p99Ms, ms),
+      servicePeer(
+        s,
+        (r) => r.cpuUsPerRequest,
+        (n) => n.toFixed(0),
+      ),
+      cpu.length === 0 ? 'n/a' : ratio(median(cpu)),
+    ];
+  });
+  return [
+    '',
+    'Against the Fastify peer (`bench/fastify-peer.ts`, docs/decisions.md "Performance 3: a Fastify peer"):',
+    'the same two routes on Fastify 5 as a team would write them, in one process, with the same node flags,',
+    "the same pets and key, its own SQLite file (WAL, synchronous FULL): the key's SHA-256 looked up (a",
+    'Map in front of the table), a per-key minute and day limit counted in process with the X-RateLimit',
+    "headers, a line a request through Fastify's pino logger to a file, GET read from SQLite on each request",
+    "and serialized by its response schema with a weak ETag (its bytes checked equal to the service's),",
+    'PATCH checked by JSON schema and written by one UPDATE in a transaction on the event loop. It keeps no',
+    'stock history, idempotency outcomes or reservations and groups no commits. Measured right after the',
+    'service in each round, under the same load; "CPU ratio" is the peer\'s server CPU a request over the',
+    "service's (above 1: a request costs the service less).",
+    '',
+    table(
+      [
+        'request',
+        'limiter',
+        'req/s (service / peer)',
+        'ratio',
+        'target',
+        'ratio in each round',
+        'p50 ms',
+        'p99 ms',
+        'server CPU µs a request',
+        'CPU ratio',
+      ],
+      rows,
+    ),
+  ];
 }
 
 /**
@@ -389,7 +534,12 @@ function againstLines(scenarios: readonly Scenario[]): string[] {
   return [
     '',
     'Against an earlier build (`--against`): its service, in-process limiter, on a database its own code',
-    "prepared, started with this build's, and measured right after it in each round under the same load.",
+    ...(peerScenarios(compared).length === 0
+      ? ["prepared, started with this build's, and measured right after it in each round under the same load."]
+      : [
+          "prepared, started with this build's, and measured after it in each round under the same load (GET and",
+          'PATCH: after it and the Fastify peer).',
+        ]),
     '',
     table(
       [

@@ -25,6 +25,7 @@ export const START_FLAGS: readonly string[] = (
 /** Loaded first, as npm start loads it: it starts OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
 const TRACING = join(ROOT, 'dist', 'tracing.js');
 const BASELINE = join(import.meta.dirname, 'baseline-server.ts');
+const PEER = join(import.meta.dirname, 'fastify-peer.ts');
 const PROBE = join(import.meta.dirname, 'event-loop-probe.mjs');
 const ALLOCATION_PROBE = join(import.meta.dirname, 'allocation-probe.mjs');
 
@@ -241,6 +242,52 @@ export function startBaseline(
     name,
     [...watching(watch), '--import', 'tsx', BASELINE, bodyFile],
     { ...cleanEnv(), ...probeEnv(watch) },
+    logFile,
+  );
+}
+
+/** The files of the Fastify peer: the items it is seeded with, its database and its access log. */
+export interface PeerFiles {
+  readonly items: string;
+  readonly db: string;
+  readonly accessLog: string;
+}
+
+/**
+ * The items of the list the service answers for a store `preparePetstore` filled with `pets` pets, as
+ * JSON: what the Fastify peer is seeded with, written before the service answers (so that the two can
+ * start together); the suite checks the peer's list against the service's bytes.
+ */
+export const benchItemsJson = (pets: number): string =>
+  JSON.stringify(
+    Array.from({ length: pets }, (_, i) => {
+      const pet = benchPet(i);
+      return {
+        petId: Number(pet.id),
+        quantity: pet.quantity,
+        reserved: 0,
+        available: pet.quantity,
+        status: pet.status,
+      };
+    }),
+  );
+
+/**
+ * Runs the Fastify peer (bench/fastify-peer.ts) with npm start's V8 flags, as the service runs, so that
+ * a ratio between the two compares their code: seeded with `files.items` and the key `key` (limits out of
+ * reach, as the service's benchmark key), its access log in `files.accessLog`.
+ */
+export function startPeer(
+  name: string,
+  files: PeerFiles,
+  key: string,
+  logFile: string,
+  watch: Watch = {},
+): Promise<ServerProcess> {
+  return startServer(
+    name,
+    [...START_FLAGS, ...watching(watch), '--import', 'tsx', PEER, files.items, files.db, files.accessLog],
+    { ...cleanEnv(), ...probeEnv(watch), PEER_API_KEY: key },
     logFile,
   );
 }

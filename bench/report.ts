@@ -3,7 +3,17 @@ import { type CliResult, cliSection } from './cli.js';
 import { type ConsoleResult, consoleSection } from './console-load.js';
 import { earlierSection, readEarlierRun } from './earlier.js';
 import { type GarbageResult, garbageSection, kb, PATCH_ALLOCATION_TARGET_BYTES, servicePatchBytes } from './garbage.js';
-import { cpuRatios, httpSection, type LoadSettings, medianRatio, type Scenario } from './http.js';
+import {
+  cpuRatios,
+  httpSection,
+  type LoadSettings,
+  medianRatio,
+  PEER_TARGET,
+  peerCpuRatios,
+  peerRatios,
+  peerScenarios,
+  type Scenario,
+} from './http.js';
 import { type LibraryResult, librarySection } from './library.js';
 import { type LimiterRow, limiterCpuRatios, limiterRatios, limiterSection } from './limiter.js';
 import { type FiltersResult, filtersSection } from './list-filters.js';
@@ -98,6 +108,8 @@ export function targetsTable(results: BenchResults): string {
     !atMillion || peak === undefined ? 'not measured at 1,000,000' : verdict(peak < PEAK_RSS_TARGET_BYTES),
     'n/a',
   ]);
+  const peerRow = fastifyPeerRow(results.http);
+  if (peerRow !== undefined) rows.push(peerRow);
   const patchBytes = results.garbage === undefined ? undefined : servicePatchBytes(results.garbage);
   if (patchBytes !== undefined) {
     rows.push([
@@ -115,7 +127,34 @@ export function targetsTable(results: BenchResults): string {
     "CPU a request over the service's (the HTTP section's CPU ratio); for the limiters, theirs over ours of",
     'the CPU a decision costs the client and redis-server together. The verdict follows the rates, as the',
     'issue states its targets in rates; on this busy machine the CPU comparison is the steadier of the two.',
+    ...(peerRow === undefined
+      ? []
+      : [
+          "Against the Fastify peer, it is the peer's server CPU a request over the service's, and each figure is",
+          "the median of the rounds' own ratios (the HTTP section's table of the peer).",
+        ]),
   ].join('\n');
+}
+
+/**
+ * Issue 42, goal 4: GET and PATCH (in-process limiter) each at least PEER_TARGET times the Fastify
+ * peer's rate, medians of the rounds' own ratios; met only when both are. Undefined for a record that
+ * did not measure the peer.
+ */
+function fastifyPeerRow(http: readonly Scenario[]): string[] | undefined {
+  const measured = peerScenarios(http);
+  if (measured.length === 0) return undefined;
+  const name = (s: Scenario): string => s.request.split(' ')[0] ?? s.request;
+  const each = (values: (s: Scenario) => readonly number[]): string =>
+    measured.map((s) => `${name(s)} ${cpuCell(values(s))}`).join(', ');
+  const met = measured.every((s) => median(peerRatios(s)) >= (s.peerTarget ?? PEER_TARGET));
+  return [
+    `${measured.map(name).join(' and ')} (${measured[0]?.limiter} limiter) / the Fastify peer`,
+    `>= ${ratio(PEER_TARGET)} each`,
+    each(peerRatios),
+    verdict(met),
+    each(peerCpuRatios),
+  ];
 }
 
 /** What one run measured, and on what: kept in bench/results.json, from which the README is written. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DecidedEffects, GROUP_WRITE, groupWriteValues } from '../../src/adapters/postgres/group-effects.js';
+import { DecidedEffects, groupWrite, type PetState } from '../../src/adapters/postgres/group-effects.js';
 import { petId } from '../../src/domain/pet-id.js';
 import type { StockChange } from '../../src/domain/stock-change.js';
 
@@ -29,8 +29,17 @@ describe('the PostgreSQL group write', () => {
     const effects = new DecidedEffects();
     effects.record(change);
     effects.claim({ scope: 'key-1', key: 'k', fingerprint: 'f', expiresAtMs: 5 }, 'outcome');
-    const values = groupWriteValues(effects.rows([]));
-    const parameters = parametersByColumn(GROUP_WRITE.text);
+    const pet: PetState = {
+      quantity: 0,
+      status: 'sold',
+      lockedVersion: 3n,
+      version: 4,
+      held: 0,
+      holds: [],
+      written: true,
+    };
+    const { statement, values } = groupWrite(effects.rows([[petId(7n), pet]]));
+    const parameters = parametersByColumn(statement.text);
     const sent = (column: string) => values[(parameters.get(column) ?? 0) - 1];
     expect(sent('recorded.id')).toEqual([41n]);
     expect(sent('recorded.pet_id')).toEqual([7n]);
@@ -38,9 +47,23 @@ describe('the PostgreSQL group write', () => {
     expect(sent('recorded.after_quantity')).toEqual([0]);
     expect(sent('recorded.reason')).toEqual(['stock count']);
     expect(sent('claimed.outcome')).toEqual(['outcome']);
-    expect(sent('updated.id')).toEqual([]);
+    expect(sent('updated.id')).toEqual([7n]);
+    expect(sent('updated.locked_version')).toEqual([3n]);
     // Every parameter but the last (the stamp's stripe) is a column's array.
     expect(parameters.size).toBe(values.length - 1);
-    expect(GROUP_WRITE.text).toContain(`$${values.length}::smallint`);
+    expect(statement.text).toContain(`$${values.length}::smallint`);
+    expect(values[values.length - 1]).toBe(7);
+  });
+
+  it('leaves out the effects a group has no rows of, answering 0 for each in its place', () => {
+    const effects = new DecidedEffects();
+    effects.record(change);
+    const { statement, values } = groupWrite(effects.rows([]));
+    expect([...parametersByColumn(statement.text).keys()].every((column) => column.startsWith('recorded.'))).toBe(true);
+    expect(values).toHaveLength(10);
+    expect(statement.text).not.toMatch(/reservations|idempotency_records|inventory_stamps|UPDATE pets/);
+    expect(statement.text).toMatch(/SELECT 0, 0, 0, \(SELECT count\(\*\) FROM recorded\)::int, 0$/);
+    // The same kind of group is sent the same prepared statement.
+    expect(groupWrite(effects.rows([])).statement).toBe(statement);
   });
 });

@@ -3,7 +3,7 @@ import type { Reservation } from '../../domain/reservation.js';
 import type { StockChange } from '../../domain/stock-change.js';
 import type { IdempotencyClaim } from '../../domain/stock-command.js';
 import { countWrites, stripeOf } from './inventory-stamp.js';
-import { prepared, type SqlValue } from './postgres-database.js';
+import { type Prepared, prepared, type SqlValue } from './postgres-database.js';
 
 /** The SQL types an effect's columns are sent as, one array a column, and what each takes. */
 interface ValueOfType {
@@ -36,8 +36,8 @@ const effect = <R>(columns: Record<string, Column<R>>, write: (sql: EffectSql) =
 });
 
 /**
- * What a group's decisions write, one CTE of GROUP_WRITE an effect: the one place an effect is named.
- * Each column is a name, its SQL type and its value in the effect's row, on one line; the statement,
+ * What a group's decisions write, one CTE of its write (groupWrite) an effect: the one place an
+ * effect is named. Each column is a name, its SQL type and its value in the effect's row, on one line; the statement,
  * its parameters and their order all follow from this list, so a new effect of a decision (a column
  * here, or an effect whose rows DecidedEffects keeps) is written here and nowhere else. Each statement
  * answers a row per row written.
@@ -116,10 +116,10 @@ export type EffectRows = { readonly [N in EffectName]: readonly (Effects[N] exte
 const EFFECT_NAMES = Object.keys(EFFECTS) as EffectName[];
 const columnsOfEffect = (name: EffectName): [string, Column<never>][] => Object.entries(EFFECTS[name].columns);
 
-/** Each effect's CTE, its parameters numbered in the order of EFFECT_NAMES, then of its columns. */
-function effectCtes(): { ctes: string[]; parameters: number } {
+/** The CTEs of the effects `present`, their parameters numbered in that order, then of each one's columns. */
+function effectCtes(present: readonly EffectName[]): { ctes: string[]; parameters: number } {
   let parameters = 0;
-  const ctes = EFFECT_NAMES.map((name) => {
+  const ctes = present.map((name) => {
     const columns = columnsOfEffect(name);
     const names = columns.map(([column]) => column);
     const arrays = columns.map(([, [type]]) => {
@@ -143,32 +143,53 @@ function effectCtes(): { ctes: string[]; parameters: number } {
   return { ctes, parameters };
 }
 
-const { ctes, parameters } = effectCtes();
-
 /**
- * Applies every decision of the group, under the locks the reads took: each effect's rows, one array a
- * column, in EFFECTS' order (groupWriteValues), then the stripe of the stamp, which counts the pets
- * written. Answers how many rows each effect wrote, in that order: the caller checks them, and throws
- * (rolling everything back) on a mismatch, which would be a bug.
+ * The statement that applies the effects `present` (in EFFECTS' order), under the locks the reads
+ * took: each one's rows, one array a column, then the stripe of the stamp, which counts the pets
+ * written. Answers how many rows each effect of EFFECTS wrote, in that order (0 for one not present):
+ * the caller checks them, and throws (rolling everything back) on a mismatch, which would be a bug.
  */
-export const GROUP_WRITE = prepared(
-  'group_write',
-  `WITH ${ctes.join(',\n')},
-counted AS (${countWrites('(SELECT count(*) FROM updated)', `$${parameters + 1}`)} AND EXISTS (SELECT FROM updated))
-SELECT ${EFFECT_NAMES.map((name) => `(SELECT count(*) FROM ${name})::int`).join(', ')}`,
-);
+function writeStatement(present: readonly EffectName[]): Prepared {
+  const { ctes, parameters } = effectCtes(present);
+  const counted = present.includes('updated')
+    ? [
+        `counted AS (${countWrites('(SELECT count(*) FROM updated)', `$${parameters + 1}`)} AND EXISTS (SELECT FROM updated))`,
+      ]
+    : [];
+  const counts = EFFECT_NAMES.map((name) => (present.includes(name) ? `(SELECT count(*) FROM ${name})::int` : '0'));
+  const key = EFFECT_NAMES.map((name) => (present.includes(name) ? '1' : '0')).join('');
+  return prepared(`group_write_${key}`, `WITH ${[...ctes, ...counted].join(',\n')}\nSELECT ${counts.join(', ')}`);
+}
 
-/** The rows each effect writes, in GROUP_WRITE's order. */
+/** The statements made so far, by the effects they apply: a few kinds of group (most write pets and changes alone). */
+const writeStatements = new Map<string, Prepared>();
+
+/** The effects a group wrote rows of, in EFFECTS' order. */
+const presentIn = (rows: EffectRows): EffectName[] => EFFECT_NAMES.filter((name) => rows[name].length > 0);
+
+/** The rows each effect writes, in EFFECTS' order. */
 export const effectCounts = (rows: EffectRows): number[] => EFFECT_NAMES.map((name) => rows[name].length);
 
-/** GROUP_WRITE's parameters: each effect's columns as arrays, then the stripe of the first written pet. */
-export function groupWriteValues(rows: EffectRows): SqlValue[] {
-  const arrays = EFFECT_NAMES.flatMap((name) => {
+/**
+ * The statement that applies a group's rows and its parameters: only the effects it has rows of, so
+ * that a group of stock writes, the most common, neither opens nor locks the reservations and the
+ * claims (their tables and indexes), nor plans their empty statements. Its parameters: each present
+ * effect's columns as arrays, then the stripe of the first written pet when it wrote any.
+ */
+export function groupWrite(rows: EffectRows): { readonly statement: Prepared; readonly values: SqlValue[] } {
+  const present = presentIn(rows);
+  const key = present.join(' ');
+  let statement = writeStatements.get(key);
+  if (statement === undefined) {
+    statement = writeStatement(present);
+    writeStatements.set(key, statement);
+  }
+  const arrays = present.flatMap((name) => {
     const written = rows[name] as readonly never[];
     return columnsOfEffect(name).map(([, [, value]]): SqlValue[] => written.map((row) => value(row)));
   });
   const [first] = rows.updated;
-  return [...arrays, first === undefined ? 0 : stripeOf(first[0])];
+  return { statement, values: first === undefined ? arrays : [...arrays, stripeOf(first[0])] };
 }
 
 /** A new reservation of the group, with the key that made it. */

@@ -4,7 +4,7 @@ import { prepared } from './postgres-database.js';
 /*
  * The statements of a group of writes (stock and reservation writes alike), all in one transaction: the
  * first round trip locks what the group names and reads it, the second applies every decision in one
- * statement (GROUP_WRITE, in group-effects.ts) and commits. Each statement is sent without waiting for
+ * statement (groupWrite, in group-effects.ts) and commits. Each statement is sent without waiting for
  * the one before it (a pipelined connection), and each later one takes its snapshot once the one before
  * has ended: what is read is read under the locks. Every transaction that locks takes keys before pets,
  * each in a fixed order (keys sorted, pets by id), so none waits on another in a cycle.
@@ -110,20 +110,16 @@ export const GROUP_KEY_HOLDS = prepared(
 );
 
 /**
- * $1 change ids, ascending, taken once the rows are locked: each pet's changes are numbered in the
- * order they commit, as the feed and the deliveries of a pet need.
+ * $1 change ids, ascending (as text), taken once the rows are locked: each pet's changes are numbered in
+ * the order they commit, as the feed and the deliveries of a pet need. The sequence is looked up once a
+ * statement (an init plan), not once an id. Beside them, the group's transaction id, read before its
+ * COMMIT is sent: should the answer to COMMIT be lost, the commit log says by this id whether the group
+ * was saved (see GroupedWriter); and the server's start, since after a crash an id never logged can be
+ * given again (see transactionEnd).
  */
-export const GROUP_CHANGE_IDS = prepared(
-  'group_change_ids',
-  "SELECT nextval(pg_get_serial_sequence('stock_changes', 'id')) FROM generate_series(1, $1::int)",
-);
-
-/**
- * The group's transaction id, read before its COMMIT is sent: should the answer to COMMIT be lost, the
- * commit log says by this id whether the group was saved (see GroupedWriter).
- */
-// The server's start beside the id: after a crash, an id never logged can be given again (see transactionEnd).
-export const GROUP_XACT_ID = prepared(
-  'group_xact_id',
-  'SELECT pg_current_xact_id()::text, pg_postmaster_start_time()::text',
+export const GROUP_CHANGE_IDS_AND_XACT = prepared(
+  'group_change_ids_and_xact',
+  `SELECT ARRAY(
+     SELECT nextval((SELECT pg_get_serial_sequence('stock_changes', 'id')::regclass)) FROM generate_series(1, $1::int)
+   )::text[], pg_current_xact_id()::text, pg_postmaster_start_time()::text`,
 );

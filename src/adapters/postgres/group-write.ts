@@ -5,10 +5,10 @@ import { firstPetOf, type IdempotencyClaim, type StockCommand } from '../../doma
 import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { storedClaimOf } from '../sql/stock-outcome-json.js';
-import { effectCounts, GROUP_WRITE, groupWriteValues, type PetState } from './group-effects.js';
+import { effectCounts, groupWrite, type PetState } from './group-effects.js';
 import { GroupState, type KeyHolds } from './group-state.js';
 import {
-  GROUP_CHANGE_IDS,
+  GROUP_CHANGE_IDS_AND_XACT,
   GROUP_KEY_HOLDS,
   GROUP_LOCK_CLAIMS,
   GROUP_LOCK_KEYS,
@@ -18,7 +18,6 @@ import {
   GROUP_READ_PETS,
   GROUP_READ_RESERVATIONS,
   GROUP_READ_ROWS,
-  GROUP_XACT_ID,
 } from './group-statements.js';
 import { PostgresUnavailableError, type Transaction } from './postgres-database.js';
 import { keyedReservationOfPgRow, type PgReservationRow } from './postgres-reservation-statements.js';
@@ -115,7 +114,7 @@ async function readGroup(tx: Transaction, names: Names) {
   // through reservations in its lock and its read.
   const settles = names.settled.length > 0;
   // One round trip: each statement is sent at once, and each runs once the one before it has ended.
-  const [, locked, had, stored, rows, reservations, holds, changeIds, [[xactId, serverStart] = ['', '']]] =
+  const [, locked, had, stored, rows, reservations, holds, [[changeIds, xactId, serverStart] = [[], '', '']]] =
     await Promise.all([
       keys.length === 0 ? none : tx.run(GROUP_LOCK_KEYS, [keys]),
       settles
@@ -128,8 +127,7 @@ async function readGroup(tx: Transaction, names: Names) {
         : tx.rows<RowRead>(GROUP_READ_PETS, [names.pets, names.latest]),
       settles ? tx.rows<PgReservationRow>(GROUP_READ_RESERVATIONS, [names.settled]) : none,
       keys.length === 0 ? none : tx.rows<KeyHoldsRead>(GROUP_KEY_HOLDS, [keys, names.earliestReserve, names.latest]),
-      names.changes === 0 ? none : tx.rows<[bigint]>(GROUP_CHANGE_IDS, [names.changes]),
-      tx.rows<[string, string]>(GROUP_XACT_ID),
+      tx.rows<[string[], string, string]>(GROUP_CHANGE_IDS_AND_XACT, [names.changes]),
     ]);
   const lockedIds = new Set(locked.map(([id]) => id));
   const pets = new Map<bigint, PetState>();
@@ -157,7 +155,7 @@ async function readGroup(tx: Transaction, names: Names) {
     named,
     keyHolds,
     names.latest,
-    changeIds.map(([id]) => id),
+    changeIds.map((id) => BigInt(id)),
   );
   return { state, had, stored, xact: { id: xactId, serverStart } };
 }
@@ -194,7 +192,8 @@ async function applyGroup(tx: Transaction, state: GroupState): Promise<void> {
     await tx.commit();
     return;
   }
-  const [[answered = []]] = await Promise.all([tx.rows<number[]>(GROUP_WRITE, groupWriteValues(rows)), tx.commit()]);
+  const { statement, values } = groupWrite(rows);
+  const [[answered = []]] = await Promise.all([tx.rows<number[]>(statement, values), tx.commit()]);
   if (expected.some((count, index) => answered[index] !== count)) {
     throw new Error('a group of writes did not apply under its locks');
   }

@@ -159,6 +159,39 @@ const queryableOf = (target: pg.Pool | pg.PoolClient): Queryable => ({
   },
 });
 
+/**
+ * The statements of a checked-out connection, whose sends of one turn of the event loop leave in one
+ * write: the socket is corked at the turn's first send and uncorked once the turn's code has run, as
+ * node's HTTP server does a response's. A transaction's BEGIN and first statements, or its last
+ * statement and COMMIT, then cost one system call here and one read on the server, not one a
+ * statement; what is sent, and in what order, is the same.
+ */
+function sendingByTurn(client: pg.PoolClient): Queryable {
+  const { stream } = client.connection;
+  const statements = queryableOf(client);
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    stream.uncork();
+  };
+  const sending = (): void => {
+    if (corked) return;
+    corked = true;
+    stream.cork();
+    process.nextTick(uncork);
+  };
+  return {
+    rows<R extends readonly unknown[]>(sql: Sql, values?: readonly SqlValue[]) {
+      sending();
+      return statements.rows<R>(sql, values);
+    },
+    run(sql: Sql, values?: readonly SqlValue[]) {
+      sending();
+      return statements.run(sql, values);
+    },
+  };
+}
+
 /** A connection checked out of the pool, with what happened to it meanwhile. */
 interface CheckedOut {
   readonly client: pg.PoolClient;
@@ -335,7 +368,7 @@ export class PostgresDatabase implements Queryable {
     client.on('error', onError);
     return {
       client,
-      statements: queryableOf(client),
+      statements: sendingByTurn(client),
       lost: () => lost,
       release: (error?: Error): void => {
         client.off('error', onError);
