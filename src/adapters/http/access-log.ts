@@ -64,30 +64,43 @@ export interface AccessLogger {
   debug(fields: RequestLogFields, msg: string): void;
 }
 
+/** Writes the line of a request whose answer is decided, `startedAt` being when the log first saw it. */
+function writeLine(logger: AccessLogger, ctx: HttpContext, startedAt: number): void {
+  const unrouted = ctx._matchedRoute === undefined && (ctx.matched ?? []).length === 0;
+  const level: 'debug' | 'info' = unrouted && !isApiPath(ctx.path) ? 'debug' : 'info';
+  // A logger above the level (silent in tests and embedding) costs no line object per request.
+  if (!logger.isLevelEnabled(level)) return;
+  logger[level](
+    {
+      requestId: ctx.state.requestId,
+      method: ctx.method,
+      route: routeOf(ctx),
+      status: ctx.status,
+      ms: Math.round((performance.now() - startedAt) * 100) / 100,
+      keyId: ctx.state.keyId ?? null,
+    },
+    'request',
+  );
+}
+
 /**
  * Writes the one log line of each request once its answer is decided: id, method, route, status,
  * milliseconds and key id (never the key, a header or the body). Registered first, so it sees the
  * status the error middleware settled on. A path outside /v1 that no route took is junk a client can
  * send without a key as fast as it likes: it is logged at debug only, so it cannot flood the log.
+ * Not async: the line is written by one reaction to the rest of the chain, in the turn `await next()`
+ * resumed in, and a failure below (which the error middleware answers first) still passes through
+ * unlogged, without an async function's frame and promise a request.
  */
 export function accessLog(logger: AccessLogger): HttpMiddleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const startedAt = performance.now();
-    await next();
-    const unrouted = ctx._matchedRoute === undefined && (ctx.matched ?? []).length === 0;
-    const level: 'debug' | 'info' = unrouted && !isApiPath(ctx.path) ? 'debug' : 'info';
-    // A logger above the level (silent in tests and embedding) costs no line object per request.
-    if (!logger.isLevelEnabled(level)) return;
-    logger[level](
-      {
-        requestId: ctx.state.requestId,
-        method: ctx.method,
-        route: routeOf(ctx),
-        status: ctx.status,
-        ms: Math.round((performance.now() - startedAt) * 100) / 100,
-        keyId: ctx.state.keyId ?? null,
-      },
-      'request',
-    );
+    let rest: Promise<unknown>;
+    try {
+      rest = Promise.resolve(next());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return rest.then(() => writeLine(logger, ctx, startedAt));
   };
 }

@@ -1,9 +1,11 @@
+import type { Next } from 'koa';
 import type { Clock } from '../../application/ports/clock.js';
+import type { RateLimitAnswer } from '../../application/ports/rate-limiter.js';
 import type { AdmitRequest } from '../../application/use-cases/admit-request.js';
-import type { Authenticate } from '../../application/use-cases/authenticate.js';
+import type { Authenticate, Authentication } from '../../application/use-cases/authenticate.js';
 import type { GetRateLimit } from '../../application/use-cases/get-rate-limit.js';
 import { grants, type Principal } from '../../domain/api-key.js';
-import { PLAN_POLICIES } from '../../domain/plan.js';
+import { PLAN_POLICIES, type RateLimitPolicy } from '../../domain/plan.js';
 import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import { headlineOf } from '../../domain/rate-limit-standing.js';
 import { clientOfAddress } from './client-address.js';
@@ -82,8 +84,7 @@ const isApiPath = (path: string): boolean => path.startsWith(API_PREFIX) || path
 type Caller = Principal | 'unauthorized' | 'key_expired';
 
 /** Who the authentication's answer says the caller is. */
-const callerOfResult = (result: Awaited<ReturnType<Authenticate['execute']>>): Caller =>
-  result.ok ? result.value : result.error.code;
+const callerOfResult = (result: Authentication): Caller => (result.ok ? result.value : result.error.code);
 
 function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string): void {
   const seconds = retryAfterSeconds(decision);
@@ -106,6 +107,17 @@ function refusedScope(ctx: HttpContext, principal: Principal, isOperation: ApiGu
 
 const UNAUTHORIZED_MESSAGE = 'the API key is missing, invalid or revoked; send Authorization: Bearer <key>';
 
+/** Refuses, once admitted, a request under /v1 that acts as nobody: 401, and why. */
+function refuseAsNobody(ctx: HttpContext, caller: Caller, ambiguous: boolean): void {
+  if (ambiguous) {
+    sendError(ctx, 'unauthorized', 'the request carries more than one Authorization header; send exactly one');
+  } else if (caller === 'key_expired') {
+    sendError(ctx, 'key_expired', 'the API key has expired; use the key that replaced it, or ask for a new one');
+  } else {
+    sendError(ctx, 'unauthorized', UNAUTHORIZED_MESSAGE);
+  }
+}
+
 /**
  * Authenticates and rate-limits every request under /v1, and of the docs page, before routing, so that
  * unknown routes and wrong methods carry the limit headers too. A valid key is limited under its roll
@@ -125,7 +137,60 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
   const isOpenPath = (path: string): boolean => OPEN_API_PATHS.has(path) || pages.has(path);
   /** What the guard limits: the API, and the pages (the docs page's renderer is megabytes a request). */
   const isLimitedPath = (path: string): boolean => isApiPath(path) || pages.has(path);
-  return async (ctx, next) => {
+  /** What follows the limiter's decision: its headers, then a refusal or the rest of the chain. */
+  const admitted = (ctx: HttpContext, next: Next, decision: RateLimitAnswer, caller: Caller, ambiguous: boolean) => {
+    // No decision, so no rate-limit headers to send: only the Error body.
+    if (decision.outcome === 'unavailable') {
+      return sendError(ctx, 'unavailable', 'a service this request needs is unavailable; retry shortly');
+    }
+    setRateLimitHeaders(ctx, decision, clock.nowMs());
+    const principal = typeof caller === 'string' ? undefined : caller;
+    if (decision.outcome !== 'admitted') {
+      return sendRefusal(ctx, decision, principal === undefined ? 'this client address' : 'this API key');
+    }
+    if (isOpenPath(ctx.path)) return next();
+    if (principal !== undefined) return refusedScope(ctx, principal, isOperation) ? undefined : next();
+    return refuseAsNobody(ctx, caller, ambiguous);
+  };
+
+  /** GET /v1/rate_limit of a key: its standing peeked, not counted; rare enough to await. */
+  const readStanding = async (
+    ctx: HttpContext,
+    next: Next,
+    principal: Principal,
+    subject: string,
+    policy: RateLimitPolicy,
+  ) => {
+    const standing = await getRateLimit.execute({ subject, policy });
+    if ('outcome' in standing) {
+      return sendError(ctx, 'unavailable', 'a service this request needs is unavailable; retry shortly');
+    }
+    setRateLimitHeaders(ctx, headlineOf(standing), clock.nowMs());
+    if (refusedScope(ctx, principal, isOperation)) return;
+    ctx.state.rateLimit = { principal, standing };
+    return next();
+  };
+
+  /** Limits the request under its caller's subject, known by now. */
+  const limit = (ctx: HttpContext, next: Next, caller: Caller, ambiguous: boolean) => {
+    const principal = typeof caller === 'string' ? undefined : caller;
+    if (principal !== undefined) {
+      ctx.state.keyId = principal.keyId;
+      keyUses?.noted(principal.keyId);
+    }
+    const subject = principal === undefined ? keylessSubject(ctx.ip, isOpenPath(ctx.path)) : principal.limitSubject;
+    const policy = principal === undefined ? PLAN_POLICIES.free : principal.policy;
+    if (principal !== undefined && ctx.path === RATE_LIMIT_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      return readStanding(ctx, next, principal, subject, policy);
+    }
+    return admitRequest
+      .execute({ subject, policy })
+      .then((decision) => admitted(ctx, next, decision, caller, ambiguous));
+  };
+
+  // Not async: a remembered key is authenticated at once, and only the limiter's answer is waited for,
+  // by one reaction, with no frame of the guard's kept a request.
+  return (ctx, next) => {
     if (!isLimitedPath(ctx.path)) return next();
     // An answer to a request that carries a key is that key's: no cache may keep it, or a browser shows
     // the key's plan or the stock after its sign-out (OWASP REST Security). Set before anything, so
@@ -134,48 +199,12 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
     const ambiguous = (ctx.state.authorizationLines ?? fieldLineCount(ctx.req, 'authorization')) > 1;
     const header = ambiguous ? undefined : ctx.req.headers.authorization;
     const token = header === undefined ? undefined : bearerToken(header);
-    // Awaited in place: an async function of its own was a frame and a promise more a request.
-    const caller = token === undefined ? 'unauthorized' : callerOfResult(await authenticate.execute({ apiKey: token }));
-    const principal = typeof caller === 'string' ? undefined : caller;
-    if (principal !== undefined) {
-      ctx.state.keyId = principal.keyId;
-      keyUses?.noted(principal.keyId);
+    if (token === undefined) return limit(ctx, next, 'unauthorized', ambiguous);
+    const authentication = authenticate.answer(token);
+    // A key the store must read first (or a hasher of promises) is waited for.
+    if (authentication instanceof Promise) {
+      return authentication.then((result) => limit(ctx, next, callerOfResult(result), ambiguous));
     }
-    const subject = principal === undefined ? keylessSubject(ctx.ip, isOpenPath(ctx.path)) : principal.limitSubject;
-    const policy = principal === undefined ? PLAN_POLICIES.free : principal.policy;
-
-    if (principal !== undefined && ctx.path === RATE_LIMIT_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
-      const standing = await getRateLimit.execute({ subject, policy });
-      if ('outcome' in standing) {
-        return sendError(ctx, 'unavailable', 'a service this request needs is unavailable; retry shortly');
-      }
-      setRateLimitHeaders(ctx, headlineOf(standing), clock.nowMs());
-      if (refusedScope(ctx, principal, isOperation)) return;
-      ctx.state.rateLimit = { principal, standing };
-      return next();
-    }
-
-    const decision = await admitRequest.execute({ subject, policy });
-    // No decision, so no rate-limit headers to send: only the Error body.
-    if (decision.outcome === 'unavailable') {
-      return sendError(ctx, 'unavailable', 'a service this request needs is unavailable; retry shortly');
-    }
-    setRateLimitHeaders(ctx, decision, clock.nowMs());
-    if (decision.outcome !== 'admitted') {
-      return sendRefusal(ctx, decision, principal === undefined ? 'this client address' : 'this API key');
-    }
-    if (isOpenPath(ctx.path)) return next();
-    if (principal !== undefined) return refusedScope(ctx, principal, isOperation) ? undefined : next();
-    if (ambiguous) {
-      return sendError(ctx, 'unauthorized', 'the request carries more than one Authorization header; send exactly one');
-    }
-    if (caller === 'key_expired') {
-      return sendError(
-        ctx,
-        'key_expired',
-        'the API key has expired; use the key that replaced it, or ask for a new one',
-      );
-    }
-    sendError(ctx, 'unauthorized', UNAUTHORIZED_MESSAGE);
+    return limit(ctx, next, callerOfResult(authentication), ambiguous);
   };
 }

@@ -31,8 +31,11 @@ export interface KeyUse {
  * change and its audit entry are written together, or neither.
  */
 export interface ApiKeyStore {
-  /** The key with this hash, revoked or not. */
-  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The key with this hash, revoked or not. A store that remembers the key (a cache) may answer at once,
+   * without a promise: every request with a key asks.
+   */
+  findByHash(hash: string): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined>;
   findById(id: string): Promise<ApiKeyRecord | undefined>;
   /** Adds a key, and a `create` entry by `actor` at its creation time. */
   add(key: NewApiKey, actor: string): Promise<void>;

@@ -10,11 +10,17 @@ export interface AuthenticateInput {
   readonly apiKey: string;
 }
 
+/** Who a bearer key stands for, or why it stands for nobody. */
+export type Authentication = Result<Principal, DomainError<'unauthorized' | 'key_expired'>>;
+
 /** A key's principal, as `execute` answers it. */
 type Authenticated = { readonly ok: true; readonly value: Principal };
 
 const UNAUTHORIZED = fail(domainError('unauthorized', 'the API key is missing, invalid or revoked'));
 const EXPIRED = fail(domainError('key_expired', 'the API key has expired; use its successor or ask for a new one'));
+
+/** Whether a port answered with a promise rather than at once. */
+const isPending = <T>(answer: T | Promise<T>): answer is Promise<T> => answer instanceof Promise;
 
 /**
  * Turns a bearer key into the principal it stands for. Unknown, malformed and revoked keys fail alike;
@@ -34,13 +40,33 @@ export class Authenticate {
     private readonly clock: Clock,
   ) {}
 
-  async execute(input: AuthenticateInput): Promise<Result<Principal, DomainError<'unauthorized' | 'key_expired'>>> {
+  execute(input: AuthenticateInput): Promise<Authentication> {
+    try {
+      return Promise.resolve(this.answer(input.apiKey));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * The answer of `execute`, given at once when the hasher and the store give theirs at once (the
+   * server's hasher and a remembered key: nearly every request), otherwise as a promise. Every request
+   * with a key comes here: an answer at once costs no promise and no turn of the event loop.
+   */
+  answer(apiKey: string): Authentication | Promise<Authentication> {
     // A token that cannot be a key is refused before hashing: no store lookup for junk.
-    if (!looksLikeApiKey(input.apiKey)) return UNAUTHORIZED;
-    // Every request with a key comes here: a synchronous hasher (the server's) is not awaited, so it
-    // costs no extra turn of the event loop; an asynchronous one (Web Crypto) is.
-    const digest = this.hasher.hash(input.apiKey);
-    const record = await this.keys.findByHash(typeof digest === 'string' ? digest : await digest);
+    if (!looksLikeApiKey(apiKey)) return UNAUTHORIZED;
+    const digest = this.hasher.hash(apiKey);
+    return isPending(digest) ? digest.then(this.answerOfHash) : this.answerOfHash(digest);
+  }
+
+  // Made once, not a closure a request: the answer of a hash, and of the record the store found.
+  private readonly answerOfHash = (hash: string): Authentication | Promise<Authentication> => {
+    const record = this.keys.findByHash(hash);
+    return isPending(record) ? record.then(this.answerOfRecord) : this.answerOfRecord(record);
+  };
+
+  private readonly answerOfRecord = (record: ApiKeyRecord | undefined): Authentication => {
     if (record === undefined) return UNAUTHORIZED;
     const standing = keyStanding(record, this.clock.nowMs());
     if (standing === 'revoked') return UNAUTHORIZED;
@@ -51,5 +77,5 @@ export class Authenticate {
       this.principals.set(record, principal);
     }
     return principal;
-  }
+  };
 }
