@@ -75,17 +75,23 @@ export class StockCommandStatements {
 
   /** One stock command, to run inside a transaction; a corrupt row throws rather than being written over. */
   writeStock(command: StockCommand): StockWriteResult {
-    const claim = command.idempotency;
+    const { orders, idempotency: claim } = command;
     const lastId = this.lastChangeId.get() ?? 0n;
+    const first = orders[0];
+    // A one-pet command (nearly every one) makes its lists as literals: `map` allocates through its
+    // callback, and BigInt(1) is a bigint of its own where `1n` is a constant.
+    const one = orders.length === 1 && first !== undefined;
     return this.apply(
       decideStockWrite({
         command,
-        entries: command.orders.map((order) => this.reservations.entryAt(order.petId, command.atMs)),
+        entries: one
+          ? [this.reservations.entryAt(first.petId, command.atMs)]
+          : orders.map((order) => this.reservations.entryAt(order.petId, command.atMs)),
         claim:
           claim === undefined
             ? undefined
             : { stored: this.storedClaim(firstPetOf(command), claim), heldElsewhere: false },
-        changeIds: command.orders.map((_, i) => lastId + BigInt(i + 1)),
+        changeIds: one ? [lastId + 1n] : orders.map((_, i) => lastId + BigInt(i + 1)),
       }),
     );
   }

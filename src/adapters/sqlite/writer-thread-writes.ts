@@ -21,6 +21,7 @@ import {
 import {
   type Codec,
   claimCodec,
+  type Fields,
   type Guard,
   isVersions,
   keyRefusal,
@@ -78,20 +79,24 @@ export const stockCommandCodec: Codec<StockCommand> = {
     const actor = fields.string('actor');
     const atMs = fields.integer('time');
     const idempotency = claimCodec.read(fields);
-    const orders: StockOrder[] = [];
-    while (fields.more) {
-      const kind = fields.value('order kind');
-      const petId = fields.petId('order pet');
-      const value = fields.value('order value');
-      const ifVersion = fields.read('order versions', 'an array of integers or undefined', isVersions);
-      const reason = fields.optionalString('order reason');
-      const order = stockOrder(kind, value, { petId, ifVersion, reason });
-      if (!order.ok) throw fields.error(`has an order ${orders.length} the core refuses: ${order.error}`);
-      orders.push(order.value);
-    }
+    // The first order makes the list as a literal of one (an empty array's first push allocates room for 17).
+    const orders: StockOrder[] = fields.more ? [readOrder(fields, 0)] : [];
+    while (fields.more) orders.push(readOrder(fields, orders.length));
     return { orders, actor, atMs, idempotency };
   },
 };
+
+/** Order `index` of a stock command, made again by the core. */
+function readOrder(fields: Fields, index: number): StockOrder {
+  const kind = fields.value('order kind');
+  const petId = fields.petId('order pet');
+  const value = fields.value('order value');
+  const ifVersion = fields.read('order versions', 'an array of integers or undefined', isVersions);
+  const reason = fields.optionalString('order reason');
+  const order = stockOrder(kind, value, { petId, ifVersion, reason });
+  if (!order.ok) throw fields.error(`has an order ${index} the core refuses: ${order.error}`);
+  return order.value;
+}
 
 /**
  * A stock write's answer: `written` (the actor and time once, then each entry's ten fields, rebuilt
@@ -150,31 +155,34 @@ export const stockResultCodec: ReplyCodec<StockWriteResult> = {
     }
     const actor = fields.string('actor');
     const atMs = fields.integer('time');
-    const entries: WrittenEntry[] = [];
-    while (fields.more) {
-      const id = fields.bigint('change id');
-      const kind = fields.read('change kind', 'a kind of change', isChangeKind);
-      const reason = fields.nullableString('reason');
-      // stockLevel checks the pet id's range, and each quantity, again.
-      const petId = fields.bigint('pet');
-      const before = stockLevel(
-        petId,
-        fields.quantity('quantity before'),
-        fields.read('status before', 'a pet status', isPetStatusValue),
-      );
-      const after = stockLevel(
-        petId,
-        fields.quantity('quantity after'),
-        fields.read('status after', 'a pet status', isPetStatusValue),
-      );
-      const version = fields.integer('version');
-      const reserved = fields.quantity('reserved');
-      entries.push({ change: { id, kind, before, after, actor, atMs, reason }, version, reserved });
-    }
-    if (entries.length === 0) throw fields.error('names no entry');
+    if (!fields.more) throw fields.error('names no entry');
+    const entries: WrittenEntry[] = [readEntry(fields, actor, atMs)];
+    while (fields.more) entries.push(readEntry(fields, actor, atMs));
     return ok({ entries, replayed });
   },
 };
+
+/** One entry of a stock write's answer, its actor and time the answer's. */
+function readEntry(fields: Fields, actor: string, atMs: number): WrittenEntry {
+  const id = fields.bigint('change id');
+  const kind = fields.read('change kind', 'a kind of change', isChangeKind);
+  const reason = fields.nullableString('reason');
+  // stockLevel checks the pet id's range, and each quantity, again.
+  const petId = fields.bigint('pet');
+  const before = stockLevel(
+    petId,
+    fields.quantity('quantity before'),
+    fields.read('status before', 'a pet status', isPetStatusValue),
+  );
+  const after = stockLevel(
+    petId,
+    fields.quantity('quantity after'),
+    fields.read('status after', 'a pet status', isPetStatusValue),
+  );
+  const version = fields.integer('version');
+  const reserved = fields.quantity('reserved');
+  return { change: { id, kind, before, after, actor, atMs, reason }, version, reserved };
+}
 
 const isPetStatusValue: Guard<PetStatus> = isPetStatus;
 
