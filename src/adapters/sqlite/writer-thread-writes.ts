@@ -1,5 +1,5 @@
 import { stockLevel } from '../../domain/inventory-item.js';
-import { isPetStatus, type PetStatus } from '../../domain/pet-status.js';
+import { PET_STATUSES, type PetStatus } from '../../domain/pet-status.js';
 import { RESERVATION_STATES, type Reservation, type ReservationState } from '../../domain/reservation.js';
 import {
   isReservationRefusal,
@@ -9,7 +9,7 @@ import {
   reservationResultOf,
 } from '../../domain/reservation-outcome.js';
 import { fail, ok } from '../../domain/result.js';
-import { isStockChangeKind, type StockChangeKind } from '../../domain/stock-change.js';
+import { STOCK_CHANGE_KINDS, type StockChangeKind } from '../../domain/stock-change.js';
 import { orderValueOf, type StockCommand, type StockOrder, stockOrder } from '../../domain/stock-command.js';
 import {
   isStockRefusal,
@@ -36,7 +36,6 @@ import {
  * again by the core's `stockOrder`.
  */
 
-const isChangeKind: Guard<StockChangeKind> = (value) => typeof value === 'string' && isStockChangeKind(value);
 const isState: Guard<ReservationState> = (value): value is ReservationState =>
   RESERVATION_STATES.some((state) => state === value);
 const isRefusal: Guard<StockRefusal> = (value) => typeof value === 'object' && value !== null && isStockRefusal(value);
@@ -99,8 +98,8 @@ function readOrder(fields: Fields, index: number): StockOrder {
 }
 
 /**
- * A stock write's answer: `written` (the actor and time once, then each entry's ten fields, rebuilt
- * through the domain's checks), `refused` (each refusal, checked by the core's `isStockRefusal`, the
+ * A stock write's answer: `written` (the actor and time once, then each entry's ten fields, its kind
+ * of change and statuses as their indexes in the domain's lists, rebuilt through the domain's checks), `refused` (each refusal, checked by the core's `isStockRefusal`, the
  * failure made again by its `resultOf`) or `key_refused`.
  */
 export const stockResultCodec: ReplyCodec<StockWriteResult> = {
@@ -124,21 +123,22 @@ export const stockResultCodec: ReplyCodec<StockWriteResult> = {
       change.actor,
       change.atMs,
       change.id,
-      change.kind,
+      STOCK_CHANGE_KINDS.indexOf(change.kind),
       change.reason,
       after.petId,
       before.quantity,
-      before.status,
+      PET_STATUSES.indexOf(before.status),
       after.quantity,
-      after.status,
+      PET_STATUSES.indexOf(after.status),
       version,
       reserved,
     ];
     for (let i = 1; i < entries.length; i += 1) {
       const entry = entries[i] as WrittenEntry;
       const { before: was, after: now } = entry.change;
-      reply.push(entry.change.id, entry.change.kind, entry.change.reason, now.petId);
-      reply.push(was.quantity, was.status, now.quantity, now.status, entry.version, entry.reserved);
+      reply.push(entry.change.id, STOCK_CHANGE_KINDS.indexOf(entry.change.kind), entry.change.reason, now.petId);
+      reply.push(was.quantity, PET_STATUSES.indexOf(was.status), now.quantity, PET_STATUSES.indexOf(now.status));
+      reply.push(entry.version, entry.reserved);
     }
     return reply;
   },
@@ -165,26 +165,32 @@ export const stockResultCodec: ReplyCodec<StockWriteResult> = {
 /** One entry of a stock write's answer, its actor and time the answer's. */
 function readEntry(fields: Fields, actor: string, atMs: number): WrittenEntry {
   const id = fields.bigint('change id');
-  const kind = fields.read('change kind', 'a kind of change', isChangeKind);
+  const kind = STOCK_CHANGE_KINDS[fields.read('change kind', 'a kind of change', isChangeKindIndex)] as StockChangeKind;
   const reason = fields.nullableString('reason');
   // stockLevel checks the pet id's range, and each quantity, again.
   const petId = fields.bigint('pet');
   const before = stockLevel(
     petId,
     fields.quantity('quantity before'),
-    fields.read('status before', 'a pet status', isPetStatusValue),
+    PET_STATUSES[fields.read('status before', 'a pet status', isPetStatusIndex)] as PetStatus,
   );
   const after = stockLevel(
     petId,
     fields.quantity('quantity after'),
-    fields.read('status after', 'a pet status', isPetStatusValue),
+    PET_STATUSES[fields.read('status after', 'a pet status', isPetStatusIndex)] as PetStatus,
   );
   const version = fields.integer('version');
   const reserved = fields.quantity('reserved');
   return { change: { id, kind, before, after, actor, atMs, reason }, version, reserved };
 }
 
-const isPetStatusValue: Guard<PetStatus> = isPetStatus;
+/** An index in `list`: the kind of a change and the statuses of an answer cross as one (a string is made again where it lands). */
+const indexIn =
+  (list: readonly unknown[]): Guard<number> =>
+  (value): value is number =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < list.length;
+const isPetStatusIndex = indexIn(PET_STATUSES);
+const isChangeKindIndex = indexIn(STOCK_CHANGE_KINDS);
 
 const reservationOrderCodec: Codec<ReservationOrder> = {
   write(order, out) {
