@@ -64,7 +64,6 @@ export class ReservationStatements {
     // Its integers as numbers: a quantity, a count of holds and a version (Number() of each, before).
     this.readEntry = db
       .prepare<[bigint], WriteEntryRow>('SELECT quantity, status, version, held FROM pets WHERE id = ?')
-      .raw()
       .safeIntegers(false);
     this.readReservation = db
       .prepare<[string], ReservationRow>(`SELECT ${COLUMNS} FROM reservations WHERE id = ?`)
@@ -98,14 +97,14 @@ export class ReservationStatements {
    */
   entryAt(petId: bigint, atMs: number): InventoryEntry | undefined {
     let row = this.readEntry.get(petId);
-    if (row !== undefined && row[3] > 0 && this.lapseOf(petId, row, atMs) > 0) row = this.readEntry.get(petId);
+    if (row !== undefined && row.held > 0 && this.lapseOf(petId, row, atMs) > 0) row = this.readEntry.get(petId);
     return row === undefined ? undefined : entryOfWriteRow(petId, row);
   }
 
   /** Reads the lapsed holds of the row's pet, asks the core what their lapse writes, and applies it. */
   private lapseOf(petId: bigint, row: WriteEntryRow, nowMs: number): number {
     const holds = this.readLapsed.all(petId, nowMs).map(reservationOfRow);
-    return this.applyLapse(petId, decideLapse(holds, { reserved: row[3], version: row[2] }, nowMs));
+    return this.applyLapse(petId, decideLapse(holds, { reserved: row.held, version: row.version }, nowMs));
   }
 
   /** The one place this store writes the lapse the core decided: the holds' state, the row's held and version. */
@@ -157,7 +156,7 @@ export class ReservationStatements {
     return this.db
       .transaction(() => {
         const row = this.readEntry.get(petId);
-        return row === undefined || row[3] === 0 ? 0 : this.lapseOf(petId, row, nowMs);
+        return row === undefined || row.held === 0 ? 0 : this.lapseOf(petId, row, nowMs);
       })
       .immediate();
   }
