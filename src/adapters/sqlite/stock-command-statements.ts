@@ -24,13 +24,12 @@ export class StockCommandStatements {
   /** The reservation writes on the same connection: a write's entries, a reservation, a pet's lapse. */
   readonly reservations: ReservationStatements;
   private readonly lastChangeId: Statement<[], bigint | null>;
-  private readonly store: Statement<[number, string, number, bigint], null>;
+  private readonly store: Statement<[number, string, number, bigint]>;
   private readonly record: Statement<
-    [bigint, bigint, string, number, string, number, string, string, number, string | null],
-    null
+    [bigint, bigint, string, number, string, number, string, string, number, string | null]
   >;
   private readonly readClaim: Statement<[string, string], ClaimRow>;
-  private readonly storeClaim: Statement<[string, string, string, string, number], null>;
+  private readonly storeClaim: Statement<[string, string, string, string, number]>;
   private readonly forgetExpired: Statement<[number, number]>;
 
   /** `onWrite` is told of every command that changes rows on this connection, inside its transaction. */
@@ -42,31 +41,29 @@ export class StockCommandStatements {
     // The write lock is held (the group commit's transaction is IMMEDIATE), so no other connection can
     // take the ids that follow; rows of stock_changes are never deleted, so none is ever reused.
     this.lastChangeId = db.prepare<[], bigint | null>('SELECT max(seq) FROM stock_changes').pluck();
-    // The writes of every command are run with `get` and answer NULL (RETURNING, plucked): `run` makes
-    // an object a call ({ changes, lastInsertRowid }, the id a bigint) that nothing here reads. SQLite
-    // makes every change of such a statement at its first step, which `get` takes before resetting it.
+    // The writes of every command run without safe integers: what `run` answers is read by nothing,
+    // and its `lastInsertRowid` was a bigint a call. (RETURNING NULL with `get` answered nothing at all,
+    // but SQLite's RETURNING cost about 0.5 µs a statement more, measured.)
     this.store = db
-      .prepare<[number, string, number, bigint], null>(
-        'UPDATE pets SET quantity = ?, status = ?, version = ? WHERE id = ? RETURNING NULL',
-      )
-      .pluck();
+      .prepare<[number, string, number, bigint]>('UPDATE pets SET quantity = ?, status = ?, version = ? WHERE id = ?')
+      .safeIntegers(false);
     this.record = db
-      .prepare<[bigint, bigint, string, number, string, number, string, string, number, string | null], null>(
+      .prepare<[bigint, bigint, string, number, string, number, string, string, number, string | null]>(
         `INSERT INTO stock_changes
            (seq, pet_id, kind, before_quantity, before_status, after_quantity, after_status, actor, at_ms, reason)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING NULL`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .pluck();
+      .safeIntegers(false);
     this.readClaim = db.prepare<[string, string], ClaimRow>(
       'SELECT fingerprint, outcome, expires_at_ms FROM idempotency_claims WHERE scope = ? AND key = ?',
     );
     // REPLACE: an expired claim of the same key is overwritten by the new one.
     this.storeClaim = db
-      .prepare<[string, string, string, string, number], null>(
+      .prepare<[string, string, string, string, number]>(
         `INSERT OR REPLACE INTO idempotency_claims (scope, key, fingerprint, outcome, expires_at_ms)
-         VALUES (?, ?, ?, ?, ?) RETURNING NULL`,
+         VALUES (?, ?, ?, ?, ?)`,
       )
-      .pluck();
+      .safeIntegers(false);
     this.forgetExpired = db.prepare<[number, number]>(
       `DELETE FROM idempotency_claims WHERE (scope, key) IN
          (SELECT scope, key FROM idempotency_claims WHERE expires_at_ms <= ? LIMIT ?)`,
@@ -116,7 +113,7 @@ export class StockCommandStatements {
   private apply({ result, written, claimed }: StockDecision): StockWriteResult {
     for (const { change, version } of written) {
       const { after } = change;
-      this.store.get(after.quantity, after.status, version, after.petId);
+      this.store.run(after.quantity, after.status, version, after.petId);
       this.recordChange(change);
     }
     if (written.length > 0) this.onWrite();
@@ -126,7 +123,7 @@ export class StockCommandStatements {
 
   private recordChange(change: StockChange): void {
     const { before, after } = change;
-    this.record.get(
+    this.record.run(
       change.id,
       after.petId,
       change.kind,
@@ -141,7 +138,7 @@ export class StockCommandStatements {
   }
 
   private storeOutcome(claim: IdempotencyClaim, outcome: StoredClaim['outcome']): void {
-    this.storeClaim.get(claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs);
+    this.storeClaim.run(claim.scope, claim.key, claim.fingerprint, encodeOutcome(outcome), claim.expiresAtMs);
   }
 
   /** The claim stored for the key; `petId` is the request's pet, for outcomes of 1.1 (see decodeOutcome). */
