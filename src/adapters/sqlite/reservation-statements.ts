@@ -7,7 +7,7 @@ import type { ClaimFound } from '../../domain/stock-decision.js';
 import type { InventoryEntry } from '../../domain/stock-write.js';
 import { heldAt, lapsedBy } from '../sql/hold-expiry.js';
 import { newReservationId } from '../web/reservation-id.js';
-import { type EntryRow, entryOfRow } from './entry-row.js';
+import { entryOfWriteRow, type WriteEntryRow } from './entry-row.js';
 
 type ReservationRow = readonly [
   id: string,
@@ -46,7 +46,7 @@ const COLUMNS = RESERVATION_COLUMNS;
  * applied, and the marking of one pet's lapsed holds that the expiry of holds asks for.
  */
 export class ReservationStatements {
-  private readonly readEntry: Statement<[bigint], EntryRow>;
+  private readonly readEntry: Statement<[bigint], WriteEntryRow>;
   private readonly readReservation: Statement<[string], ReservationRow>;
   private readonly readLapsed: Statement<[bigint, number], ReservationRow>;
   private readonly countKeyHolds: Statement<[string, number], bigint>;
@@ -61,9 +61,10 @@ export class ReservationStatements {
     private readonly onWrite: () => void,
   ) {
     // Inside a write, after the marking below, what is held is what is reserved.
+    // Its integers as numbers: a quantity, a count of holds and a version (Number() of each, before).
     this.readEntry = db
-      .prepare<[bigint], EntryRow>('SELECT id, quantity, status, version, held FROM pets WHERE id = ?')
-      .raw();
+      .prepare<[bigint], WriteEntryRow>('SELECT quantity, status, version, held FROM pets WHERE id = ?')
+      .safeIntegers(false);
     this.readReservation = db
       .prepare<[string], ReservationRow>(`SELECT ${COLUMNS} FROM reservations WHERE id = ?`)
       .raw();
@@ -96,14 +97,14 @@ export class ReservationStatements {
    */
   entryAt(petId: bigint, atMs: number): InventoryEntry | undefined {
     let row = this.readEntry.get(petId);
-    if (row !== undefined && row[4] > 0n && this.lapseOf(row, atMs) > 0) row = this.readEntry.get(petId);
-    return row === undefined ? undefined : entryOfRow(row);
+    if (row !== undefined && row.held > 0 && this.lapseOf(petId, row, atMs) > 0) row = this.readEntry.get(petId);
+    return row === undefined ? undefined : entryOfWriteRow(petId, row);
   }
 
   /** Reads the lapsed holds of the row's pet, asks the core what their lapse writes, and applies it. */
-  private lapseOf(row: EntryRow, nowMs: number): number {
-    const holds = this.readLapsed.all(row[0], nowMs).map(reservationOfRow);
-    return this.applyLapse(row[0], decideLapse(holds, { reserved: Number(row[4]), version: Number(row[3]) }, nowMs));
+  private lapseOf(petId: bigint, row: WriteEntryRow, nowMs: number): number {
+    const holds = this.readLapsed.all(petId, nowMs).map(reservationOfRow);
+    return this.applyLapse(petId, decideLapse(holds, { reserved: row.held, version: row.version }, nowMs));
   }
 
   /** The one place this store writes the lapse the core decided: the holds' state, the row's held and version. */
@@ -155,7 +156,7 @@ export class ReservationStatements {
     return this.db
       .transaction(() => {
         const row = this.readEntry.get(petId);
-        return row === undefined || row[4] === 0n ? 0 : this.lapseOf(row, nowMs);
+        return row === undefined || row.held === 0 ? 0 : this.lapseOf(petId, row, nowMs);
       })
       .immediate();
   }

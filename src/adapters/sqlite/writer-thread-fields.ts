@@ -160,6 +160,12 @@ export class Fields {
 export interface Codec<T> {
   write(value: T, out: unknown[]): void;
   read(fields: Fields): T;
+  /**
+   * The whole message `[name, id, ...fields]`, for a codec that writes its common case as one array
+   * literal; without it the fields are pushed after the name and id (each growth of the array a new,
+   * larger backing store).
+   */
+  message?(name: string, id: number, value: T): unknown[];
 }
 
 /** How one kind of answer is written as a whole message, and read back out of one. */

@@ -21,8 +21,10 @@ export const CLOSE: Wire = ['close'];
 
 /** The message of request `id`, operation `name`. */
 export function requestMessage<N extends OperationName>(name: N, id: number, request: RequestOf<N>): Wire {
+  const codec = OPERATIONS[name].request;
+  if (codec.message !== undefined) return codec.message(name, id, request);
   const out: unknown[] = [name, id];
-  OPERATIONS[name].request.write(request, out);
+  codec.write(request, out);
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { stockLevel } from '../../domain/inventory-item.js';
-import { isPetStatus, type PetStatus } from '../../domain/pet-status.js';
+import { PET_STATUSES, type PetStatus } from '../../domain/pet-status.js';
 import { RESERVATION_STATES, type Reservation, type ReservationState } from '../../domain/reservation.js';
 import {
   isReservationRefusal,
@@ -9,7 +9,7 @@ import {
   reservationResultOf,
 } from '../../domain/reservation-outcome.js';
 import { fail, ok } from '../../domain/result.js';
-import { isStockChangeKind, type StockChangeKind } from '../../domain/stock-change.js';
+import { STOCK_CHANGE_KINDS, type StockChangeKind } from '../../domain/stock-change.js';
 import { orderValueOf, type StockCommand, type StockOrder, stockOrder } from '../../domain/stock-command.js';
 import {
   isStockRefusal,
@@ -21,6 +21,7 @@ import {
 import {
   type Codec,
   claimCodec,
+  type Fields,
   type Guard,
   isVersions,
   keyRefusal,
@@ -35,7 +36,6 @@ import {
  * again by the core's `stockOrder`.
  */
 
-const isChangeKind: Guard<StockChangeKind> = (value) => typeof value === 'string' && isStockChangeKind(value);
 const isState: Guard<ReservationState> = (value): value is ReservationState =>
   RESERVATION_STATES.some((state) => state === value);
 const isRefusal: Guard<StockRefusal> = (value) => typeof value === 'object' && value !== null && isStockRefusal(value);
@@ -49,28 +49,57 @@ export const stockCommandCodec: Codec<StockCommand> = {
       out.push(order.kind, order.petId, orderValueOf(order), order.ifVersion, order.reason);
     }
   },
+  message(name, id, command) {
+    const order = command.orders[0];
+    const claim = command.idempotency;
+    if (command.orders.length !== 1 || order === undefined) {
+      const out: unknown[] = [name, id];
+      stockCommandCodec.write(command, out);
+      return out;
+    }
+    // A one-pet command (nearly every one) in one literal, the fields `write` pushes in the same order.
+    return [
+      name,
+      id,
+      command.actor,
+      command.atMs,
+      claim?.scope,
+      claim?.key,
+      claim?.fingerprint,
+      claim?.expiresAtMs,
+      order.kind,
+      order.petId,
+      orderValueOf(order),
+      order.ifVersion,
+      order.reason,
+    ];
+  },
   read(fields) {
     const actor = fields.string('actor');
     const atMs = fields.integer('time');
     const idempotency = claimCodec.read(fields);
-    const orders: StockOrder[] = [];
-    while (fields.more) {
-      const kind = fields.value('order kind');
-      const petId = fields.petId('order pet');
-      const value = fields.value('order value');
-      const ifVersion = fields.read('order versions', 'an array of integers or undefined', isVersions);
-      const reason = fields.optionalString('order reason');
-      const order = stockOrder(kind, value, { petId, ifVersion, reason });
-      if (!order.ok) throw fields.error(`has an order ${orders.length} the core refuses: ${order.error}`);
-      orders.push(order.value);
-    }
+    // The first order makes the list as a literal of one (an empty array's first push allocates room for 17).
+    const orders: StockOrder[] = fields.more ? [readOrder(fields, 0)] : [];
+    while (fields.more) orders.push(readOrder(fields, orders.length));
     return { orders, actor, atMs, idempotency };
   },
 };
 
+/** Order `index` of a stock command, made again by the core. */
+function readOrder(fields: Fields, index: number): StockOrder {
+  const kind = fields.value('order kind');
+  const petId = fields.petId('order pet');
+  const value = fields.value('order value');
+  const ifVersion = fields.read('order versions', 'an array of integers or undefined', isVersions);
+  const reason = fields.optionalString('order reason');
+  const order = stockOrder(kind, value, { petId, ifVersion, reason });
+  if (!order.ok) throw fields.error(`has an order ${index} the core refuses: ${order.error}`);
+  return order.value;
+}
+
 /**
- * A stock write's answer: `written` (the actor and time once, then each entry's ten fields, rebuilt
- * through the domain's checks), `refused` (each refusal, checked by the core's `isStockRefusal`, the
+ * A stock write's answer: `written` (the actor and time once, then each entry's ten fields, its kind
+ * of change and statuses as their indexes in the domain's lists, rebuilt through the domain's checks), `refused` (each refusal, checked by the core's `isStockRefusal`, the
  * failure made again by its `resultOf`) or `key_refused`.
  */
 export const stockResultCodec: ReplyCodec<StockWriteResult> = {
@@ -83,11 +112,33 @@ export const stockResultCodec: ReplyCodec<StockWriteResult> = {
     const { entries, replayed } = result.value;
     const first = entries[0];
     if (first === undefined) throw new Error('a write that was done wrote one entry at least');
-    const reply: unknown[] = ['written', id, replayed, first.change.actor, first.change.atMs];
-    for (const { change, version, reserved } of entries) {
-      const { before, after } = change;
-      reply.push(change.id, change.kind, change.reason, after.petId);
-      reply.push(before.quantity, before.status, after.quantity, after.status, version, reserved);
+    // The first entry is written in the same literal as the head: an array grown by `push` gets a new
+    // backing store, larger than it needs, and a one-pet write (nearly every one) then allocates twice.
+    const { change, version, reserved } = first;
+    const { before, after } = change;
+    const reply: unknown[] = [
+      'written',
+      id,
+      replayed,
+      change.actor,
+      change.atMs,
+      change.id,
+      STOCK_CHANGE_KINDS.indexOf(change.kind),
+      change.reason,
+      after.petId,
+      before.quantity,
+      PET_STATUSES.indexOf(before.status),
+      after.quantity,
+      PET_STATUSES.indexOf(after.status),
+      version,
+      reserved,
+    ];
+    for (let i = 1; i < entries.length; i += 1) {
+      const entry = entries[i] as WrittenEntry;
+      const { before: was, after: now } = entry.change;
+      reply.push(entry.change.id, STOCK_CHANGE_KINDS.indexOf(entry.change.kind), entry.change.reason, now.petId);
+      reply.push(was.quantity, PET_STATUSES.indexOf(was.status), now.quantity, PET_STATUSES.indexOf(now.status));
+      reply.push(entry.version, entry.reserved);
     }
     return reply;
   },
@@ -104,33 +155,42 @@ export const stockResultCodec: ReplyCodec<StockWriteResult> = {
     }
     const actor = fields.string('actor');
     const atMs = fields.integer('time');
-    const entries: WrittenEntry[] = [];
-    while (fields.more) {
-      const id = fields.bigint('change id');
-      const kind = fields.read('change kind', 'a kind of change', isChangeKind);
-      const reason = fields.nullableString('reason');
-      // stockLevel checks the pet id's range, and each quantity, again.
-      const petId = fields.bigint('pet');
-      const before = stockLevel(
-        petId,
-        fields.quantity('quantity before'),
-        fields.read('status before', 'a pet status', isPetStatusValue),
-      );
-      const after = stockLevel(
-        petId,
-        fields.quantity('quantity after'),
-        fields.read('status after', 'a pet status', isPetStatusValue),
-      );
-      const version = fields.integer('version');
-      const reserved = fields.quantity('reserved');
-      entries.push({ change: { id, kind, before, after, actor, atMs, reason }, version, reserved });
-    }
-    if (entries.length === 0) throw fields.error('names no entry');
+    if (!fields.more) throw fields.error('names no entry');
+    const entries: WrittenEntry[] = [readEntry(fields, actor, atMs)];
+    while (fields.more) entries.push(readEntry(fields, actor, atMs));
     return ok({ entries, replayed });
   },
 };
 
-const isPetStatusValue: Guard<PetStatus> = isPetStatus;
+/** One entry of a stock write's answer, its actor and time the answer's. */
+function readEntry(fields: Fields, actor: string, atMs: number): WrittenEntry {
+  const id = fields.bigint('change id');
+  const kind = STOCK_CHANGE_KINDS[fields.read('change kind', 'a kind of change', isChangeKindIndex)] as StockChangeKind;
+  const reason = fields.nullableString('reason');
+  // stockLevel checks the pet id's range, and each quantity, again.
+  const petId = fields.bigint('pet');
+  const before = stockLevel(
+    petId,
+    fields.quantity('quantity before'),
+    PET_STATUSES[fields.read('status before', 'a pet status', isPetStatusIndex)] as PetStatus,
+  );
+  const after = stockLevel(
+    petId,
+    fields.quantity('quantity after'),
+    PET_STATUSES[fields.read('status after', 'a pet status', isPetStatusIndex)] as PetStatus,
+  );
+  const version = fields.integer('version');
+  const reserved = fields.quantity('reserved');
+  return { change: { id, kind, before, after, actor, atMs, reason }, version, reserved };
+}
+
+/** An index in `list`: the kind of a change and the statuses of an answer cross as one (a string is made again where it lands). */
+const indexIn =
+  (list: readonly unknown[]): Guard<number> =>
+  (value): value is number =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < list.length;
+const isPetStatusIndex = indexIn(PET_STATUSES);
+const isChangeKindIndex = indexIn(STOCK_CHANGE_KINDS);
 
 const reservationOrderCodec: Codec<ReservationOrder> = {
   write(order, out) {
