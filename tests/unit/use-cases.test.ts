@@ -338,5 +338,27 @@ describe('use cases over the in-memory adapters', () => {
         error: { code: 'key_not_found' },
       });
     });
+
+    it('answers at once when the hasher and the store answer at once, and waits for any thenable otherwise', async () => {
+      const { key, record } = await new IssueApiKey(keys, crypto, crypto, clock).execute({ plan: 'free' });
+      const found = await keys.findByHash(crypto.hash(key));
+      // A store that remembers the key (the server's cache) answers without a promise.
+      const atOnce = { ...keys, findByHash: () => found } as unknown as MemoryApiKeyStore;
+      const now = new Authenticate(atOnce, crypto, clock).answer(key);
+      expect(now).not.toBeInstanceOf(Promise);
+      expect(now).toMatchObject({ ok: true, value: { keyId: record.id } });
+      // A thenable that is not a native promise (another library's) is waited for, never taken as the record.
+      // biome-ignore lint/suspicious/noThenProperty: a thenable of another library, on purpose
+      const thenable = { then: (resolve: (r: typeof found) => void) => resolve(found) };
+      const later = { ...keys, findByHash: () => thenable } as unknown as MemoryApiKeyStore;
+      const answer = new Authenticate(later, crypto, clock).answer(key);
+      expect(answer).toBeInstanceOf(Promise);
+      expect(await answer).toMatchObject({ ok: true, value: { keyId: record.id } });
+      // So is a hasher's thenable digest.
+      // biome-ignore lint/suspicious/noThenProperty: a thenable digest, on purpose
+      const slowHasher = { hash: (k: string) => ({ then: (resolve: (d: string) => void) => resolve(crypto.hash(k)) }) };
+      const hashedLater = new Authenticate(atOnce, slowHasher as unknown as CountingKeys, clock).answer(key);
+      expect(await hashedLater).toMatchObject({ ok: true, value: { keyId: record.id } });
+    });
   });
 });

@@ -19,8 +19,12 @@ type Authenticated = { readonly ok: true; readonly value: Principal };
 const UNAUTHORIZED = fail(domainError('unauthorized', 'the API key is missing, invalid or revoked'));
 const EXPIRED = fail(domainError('key_expired', 'the API key has expired; use its successor or ask for a new one'));
 
-/** Whether a port answered with a promise rather than at once. */
-const isPending = <T>(answer: T | Promise<T>): answer is Promise<T> => answer instanceof Promise;
+/**
+ * Whether a port answered with a promise rather than at once: anything with a `then` method, as `await`
+ * takes it (a promise of another realm or library too); a digest or a key record has none.
+ */
+const isPending = <T>(answer: T | PromiseLike<T>): answer is PromiseLike<T> =>
+  typeof (answer as { then?: unknown } | undefined)?.then === 'function';
 
 /**
  * Turns a bearer key into the principal it stands for. Unknown, malformed and revoked keys fail alike;
@@ -57,13 +61,13 @@ export class Authenticate {
     // A token that cannot be a key is refused before hashing: no store lookup for junk.
     if (!looksLikeApiKey(apiKey)) return UNAUTHORIZED;
     const digest = this.hasher.hash(apiKey);
-    return isPending(digest) ? digest.then(this.answerOfHash) : this.answerOfHash(digest);
+    return isPending(digest) ? Promise.resolve(digest).then(this.answerOfHash) : this.answerOfHash(digest);
   }
 
   // Made once, not a closure a request: the answer of a hash, and of the record the store found.
   private readonly answerOfHash = (hash: string): Authentication | Promise<Authentication> => {
     const record = this.keys.findByHash(hash);
-    return isPending(record) ? record.then(this.answerOfRecord) : this.answerOfRecord(record);
+    return isPending(record) ? Promise.resolve(record).then(this.answerOfRecord) : this.answerOfRecord(record);
   };
 
   private readonly answerOfRecord = (record: ApiKeyRecord | undefined): Authentication => {
