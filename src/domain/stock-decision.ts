@@ -97,17 +97,21 @@ export function answerFromClaim(
 }
 
 /**
- * The entry an order leaves, or why it is refused. A missing pet comes first, then the version. What
- * held reservations set aside stays: a set may not go below it, and an adjustment may take only what is
- * available.
+ * The entry an order leaves, or why it is refused, given the pet's entry as read and its level
+ * (`levelOf` its item, made once by the caller: the change records it as its `before`). The version
+ * comes first (a missing pet is refused before this is asked). What held reservations set aside stays: a
+ * set may not go below it, and an adjustment may take only what is available.
  */
-function judge(order: StockOrder, index: number, current: InventoryEntry | undefined): StockRefusal | StockLevel {
-  if (current === undefined) return { index, code: 'pet_not_found', petId: order.petId };
+function judge(
+  order: StockOrder,
+  index: number,
+  current: InventoryEntry,
+  level: StockLevel,
+): StockRefusal | StockLevel {
   if (order.ifVersion !== undefined && !order.ifVersion.includes(current.version)) {
     return { index, code: 'precondition_failed', petId: order.petId, currentVersion: current.version };
   }
   const { reserved } = current.item;
-  const level = levelOf(current.item);
   switch (order.kind) {
     case 'set':
       if (order.quantity < reserved) {
@@ -162,23 +166,35 @@ export function decideStockWrite(input: StockWriteInput): StockDecision {
     const answer = answerFromClaim(input.claim, claim, command.atMs);
     if (answer !== undefined) return { result: answer, written: [], claimed: undefined };
   }
-  checkOrders(command.orders);
-  const refusals: StockRefusal[] = [];
-  const written: WrittenEntry[] = [];
-  command.orders.forEach((order, index) => {
+  const { orders } = command;
+  checkOrders(orders);
+  // Each list is made at its first element, as a literal of one: an empty array's first push allocates
+  // room for 17, and nearly every command names one pet and is written (measured on the SQLite writer
+  // thread, bench/garbage.ts).
+  let refusals: StockRefusal[] | undefined;
+  let written: WrittenEntry[] | undefined;
+  for (let index = 0; index < orders.length; index += 1) {
+    const order = orders[index] as StockOrder;
     const current = input.entries[index];
-    const judged = judge(order, index, current);
+    const before = current === undefined ? undefined : levelOf(current.item);
+    const judged: StockRefusal | StockLevel =
+      current === undefined || before === undefined
+        ? { index, code: 'pet_not_found', petId: order.petId }
+        : judge(order, index, current, before);
     if (isRefusal(judged)) {
-      refusals.push(judged);
-      return;
+      if (refusals === undefined) refusals = [judged];
+      else refusals.push(judged);
+      continue;
     }
-    const id = input.changeIds[written.length];
-    if (current === undefined || id === undefined) throw new Error('a store must reserve a change id per order');
-    written.push({
+    const id = input.changeIds[written === undefined ? 0 : written.length];
+    if (current === undefined || before === undefined || id === undefined) {
+      throw new Error('a store must reserve a change id per order');
+    }
+    const entry: WrittenEntry = {
       change: {
         id,
         kind: order.kind,
-        before: levelOf(current.item),
+        before,
         after: judged,
         actor: command.actor,
         atMs: command.atMs,
@@ -186,13 +202,19 @@ export function decideStockWrite(input: StockWriteInput): StockDecision {
       },
       version: current.version + 1,
       reserved: current.item.reserved,
-    });
-  });
-  const outcome: StockOutcome =
-    refusals.length > 0 ? { kind: 'refused', refusals } : { kind: 'written', entries: written };
-  return {
-    result: resultOf(outcome, false),
-    written: outcome.kind === 'written' ? written : [],
-    claimed: claim === undefined ? undefined : { claim, outcome },
-  };
+    };
+    if (written === undefined) written = [entry];
+    else written.push(entry);
+  }
+  if (refusals !== undefined) {
+    const outcome: StockOutcome = { kind: 'refused', refusals };
+    return {
+      result: resultOf(outcome, false),
+      written: [],
+      claimed: claim === undefined ? undefined : { claim, outcome },
+    };
+  }
+  if (written === undefined) throw new Error('a command of no refused order writes one entry at least');
+  const outcome: StockOutcome = { kind: 'written', entries: written };
+  return { result: resultOf(outcome, false), written, claimed: claim === undefined ? undefined : { claim, outcome } };
 }
