@@ -55,6 +55,22 @@ describe('parseJson builds what lossless-json builds', () => {
     );
   });
 
+  it('reads each text afresh, whatever the text before it left unfinished or refused', () => {
+    // The default limits' machine is kept from one text to the next: a cut text (often refused, mid-way
+    // through an object, an array or a string) must leave nothing of itself for the whole one after it.
+    fc.assert(
+      fc.property(fc.json(), fc.nat(), (text, cut) => {
+        try {
+          parseJson(text.slice(0, cut % (text.length + 1)));
+        } catch (error) {
+          if (!(error instanceof JsonInputError)) throw error;
+        }
+        expect(parseJson(text)).toEqual(parse(text));
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
   it('keeps every number as its literal text, however many digits', () => {
     expect(parseJson('{"id": 9223372036854775807, "q": 4.99999999999999999999, "e": -1.5E+300}')).toEqual({
       id: new LosslessNumber('9223372036854775807'),

@@ -14,14 +14,23 @@ export { DEFAULT_JSON_LIMITS, JsonInputError, type JsonLimits, type JsonProblem 
  * refused with its offset, where a lenient decoder would store U+FFFD silently.
  */
 
+/** The machine of every whole text read with the default limits (see `parseJson`). */
+const WHOLE_TEXT = new JsonMachine(false, DEFAULT_JSON_LIMITS);
+
 /**
  * Parses one whole JSON text (a string is read as its UTF-8 bytes). Throws a JsonInputError for a text
  * that is not JSON, not UTF-8, or beyond `limits`.
  */
 export function parseJson(text: string | Uint8Array, limits: JsonLimits = DEFAULT_JSON_LIMITS): unknown {
-  const machine = new JsonMachine(false, limits);
-  machine.read(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, true);
-  return machine.result;
+  // The default limits' machine is kept and made ready again for each text (a request's body, read
+  // whole): a read runs to its end without calling out, so no other parse can start inside it.
+  const machine = limits === DEFAULT_JSON_LIMITS ? WHOLE_TEXT : new JsonMachine(false, limits);
+  try {
+    machine.read(typeof text === 'string' ? Buffer.from(text, 'utf8') : text, true);
+    return machine.result;
+  } finally {
+    machine.reset();
+  }
 }
 
 /**
