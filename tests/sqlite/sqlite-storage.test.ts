@@ -272,6 +272,25 @@ describe('the writer thread', () => {
     expect(quantityOnDisk(1)).toBe(59);
   });
 
+  it('rejects a write it cannot put into a message, without throwing, and takes the next writes', async () => {
+    const storage = open({ writer: 'worker' });
+    await storage.pets.addAll([aPet(1)]);
+    const unsendable = { ...setStock(1n, 5), orders: undefined } as unknown as StockCommand;
+    let answer: Promise<unknown> | undefined;
+    expect(() => {
+      answer = storage.inventory.write(unsendable);
+    }).not.toThrow();
+    await expect(answer).rejects.toThrow(TypeError);
+    // Each later write settles with its own answer: none was taken for the one that failed.
+    const [first, second] = await Promise.all([
+      storage.inventory.write(setStock(1n, 7)),
+      storage.inventory.write(setStock(1n, 8)),
+    ]);
+    expect(first.ok && first.value.entries[0]?.change.after.quantity).toBe(7);
+    expect(second.ok && second.value.entries[0]?.change.after.quantity).toBe(8);
+    expect(quantityOnDisk(1)).toBe(8);
+  });
+
   it('fails the writes it had not answered when it dies, logs why, and a new thread takes the next write', async () => {
     const logged: { obj: object; msg: string }[] = [];
     const storage = open({ writer: 'worker', logger: { error: (obj, msg) => logged.push({ obj, msg }) } });

@@ -37,6 +37,18 @@ function settleWith<N extends OperationName>(waiting: Waiting<N>, reply: Wire): 
   else waiting.reject(answer.error);
 }
 
+/** The operation of the promise `run` is making, for `waitFor`; and what `waitFor` made of it. */
+let promised: OperationName = 'writeStock';
+let madeWaiting: Waiting | undefined;
+
+/**
+ * The executor of every request's promise: one function, where an arrow in `run` would be a closure
+ * and its context a request (about 100 bytes). A promise's executor runs at once, inside `new Promise`.
+ */
+function waitFor(resolve: (reply: never) => void, reject: (error: Error) => void): void {
+  madeWaiting = { name: promised, resolve, reject };
+}
+
 const HERE = import.meta.url;
 
 /**
@@ -96,14 +108,23 @@ export class WriterThreadQueue implements CommandQueue {
     this.worker ??= this.start();
     const worker = this.worker;
     const id = ++this.lastId;
-    return new Promise((resolve, reject) => {
-      const message = requestMessage(name, id, request);
-      this.waiting.set(id, { name, resolve, reject });
-      // The thread holds the process open only while it owes an answer.
-      if (this.waiting.size === 1) worker.ref();
-      this.outbox.push(message);
-      this.schedulePost();
-    });
+    let message: Wire;
+    try {
+      message = requestMessage(name, id, request);
+    } catch (error) {
+      // A request that cannot be sent rejects its promise, as a throw inside an executor would.
+      return Promise.reject(error);
+    }
+    promised = name;
+    const promise = new Promise<ReplyOf<N>>(waitFor);
+    const waiting = madeWaiting as Waiting;
+    madeWaiting = undefined;
+    this.waiting.set(id, waiting);
+    // The thread holds the process open only while it owes an answer.
+    if (this.waiting.size === 1) worker.ref();
+    this.outbox.push(message);
+    this.schedulePost();
+    return promise;
   }
 
   close(): Promise<void> {
