@@ -38,7 +38,7 @@ function settleWith<N extends OperationName>(waiting: Waiting<N>, reply: Wire): 
 }
 
 /** The operation of the promise `run` is making, for `waitFor`; and what `waitFor` made of it. */
-let promised: OperationName = 'writeStock';
+let promised: OperationName | undefined;
 let madeWaiting: Waiting | undefined;
 
 /**
@@ -46,7 +46,7 @@ let madeWaiting: Waiting | undefined;
  * and its context a request (about 100 bytes). A promise's executor runs at once, inside `new Promise`.
  */
 function waitFor(resolve: (reply: never) => void, reject: (error: Error) => void): void {
-  madeWaiting = { name: promised, resolve, reject };
+  madeWaiting = { name: promised as OperationName, resolve, reject };
 }
 
 const HERE = import.meta.url;
