@@ -10,7 +10,7 @@ import type { RateLimitDecision } from '../../domain/rate-limit.js';
 import { headlineOf } from '../../domain/rate-limit-standing.js';
 import { clientOfAddress } from './client-address.js';
 import { sendError } from './error-response.js';
-import type { HttpContext, HttpMiddleware } from './http-context.js';
+import { type HttpContext, type HttpMiddleware, holdHeader, releaseHeldHeaders } from './http-context.js';
 import { insufficientScopeChallenge, scopeNeeded } from './operation-scopes.js';
 import { fieldLineCount } from './protocol-checks.js';
 import { retryAfterSeconds, setRateLimitHeaders } from './rate-limit-headers.js';
@@ -88,6 +88,7 @@ const callerOfResult = (result: Authentication): Caller => (result.ok ? result.v
 
 function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string): void {
   const seconds = retryAfterSeconds(decision);
+  releaseHeldHeaders(ctx);
   ctx.set('Retry-After', String(seconds));
   if (decision.outcome === 'key_banned') {
     sendError(ctx, 'key_banned', `${who} is banned for repeated requests past its limit; retry after ${seconds} s`);
@@ -100,6 +101,7 @@ function sendRefusal(ctx: HttpContext, decision: RateLimitDecision, who: string)
 function refusedScope(ctx: HttpContext, principal: Principal, isOperation: ApiGuardDeps['isOperation']): boolean {
   const scope = scopeNeeded(ctx.method);
   if (grants(principal, scope) || !isOperation(ctx.method, ctx.path)) return false;
+  releaseHeldHeaders(ctx);
   ctx.set('WWW-Authenticate', insufficientScopeChallenge(scope));
   sendError(ctx, 'insufficient_scope', `this API key lacks the ${scope} scope this request needs`);
   return true;
@@ -195,7 +197,7 @@ export function apiGuard(deps: ApiGuardDeps): HttpMiddleware {
     // An answer to a request that carries a key is that key's: no cache may keep it, or a browser shows
     // the key's plan or the stock after its sign-out (OWASP REST Security). Set before anything, so
     // refusals and the failures the error middleware answers carry it too.
-    if (ctx.req.headers.authorization !== undefined) ctx.res.setHeader('Cache-Control', 'no-store');
+    if (ctx.req.headers.authorization !== undefined) holdHeader(ctx, 'Cache-Control', 'no-store');
     const ambiguous = (ctx.state.authorizationLines ?? fieldLineCount(ctx.req, 'authorization')) > 1;
     const header = ambiguous ? undefined : ctx.req.headers.authorization;
     const token = header === undefined ? undefined : bearerToken(header);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { sendError, thrownProblemOf } from './error-response.js';
-import type { HttpContext, HttpMiddleware } from './http-context.js';
+import { type HttpContext, type HttpMiddleware, releaseHeldHeaders } from './http-context.js';
 import { tookWholeBody } from './json-body.js';
 import { requestIdOf } from './request-id.js';
 
@@ -22,6 +22,7 @@ const bodyLeftUnread = (req: IncomingMessage): boolean =>
  * refused body costs nothing more.
  */
 function closeIfBodyUnread(ctx: HttpContext): void {
+  releaseHeldHeaders(ctx);
   if (!ctx.res.headersSent && bodyLeftUnread(ctx.req)) ctx.res.setHeader('Connection', 'close');
 }
 
@@ -51,7 +52,8 @@ export function errorMiddleware(logger: Logger): HttpMiddleware {
     const requestId = requestIdOf(ctx.req.headers['x-request-id']);
     ctx.state.requestId = requestId;
     ctx.state.keyId = undefined;
-    ctx.res.setHeader('X-Request-Id', requestId);
+    // The first of the headers held for the answer (see holdHeader).
+    ctx.state.heldHeaders = ['X-Request-Id', requestId];
     let rest: Promise<unknown>;
     try {
       rest = Promise.resolve(next());

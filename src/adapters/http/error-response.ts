@@ -1,5 +1,5 @@
 import { ERROR_STATUS, type ErrorCode } from './error-table.js';
-import { type HttpContext, sendJson } from './http-context.js';
+import { type HttpContext, releaseHeldHeaders, sendJson } from './http-context.js';
 import { errorJson } from './json-writer.js';
 
 /** RFC 6750: a 401 names the scheme and realm the client must authenticate with. */
@@ -19,6 +19,7 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = '1';
  */
 export function sendError(ctx: HttpContext, code: ErrorCode, message: string, extraJson = ''): void {
   const status = ERROR_STATUS[code];
+  releaseHeldHeaders(ctx);
   ctx.status = status;
   if (code === 'unauthorized') ctx.set('WWW-Authenticate', BEARER_CHALLENGE);
   if (code === 'key_expired') ctx.set('WWW-Authenticate', EXPIRED_CHALLENGE);

@@ -13,6 +13,11 @@ export interface HttpState {
   authorizationLines?: number;
   /** For GET /v1/rate_limit: the caller and the standing the guard read, so the body and headers agree. */
   rateLimit?: { readonly principal: Principal; readonly standing: RateLimitStanding };
+  /**
+   * The headers every answer of the API carries (request id, Cache-Control, the rate limits), as name,
+   * value, name, value..., held until the answer is written (see holdHeader): absent once released.
+   */
+  heldHeaders?: string[] | undefined;
 }
 
 /**
@@ -76,4 +81,60 @@ export function sendJson(ctx: HttpContext, json: string | Buffer): void {
     if (ctx.req.httpVersionMajor < 2) res.statusMessage = 'OK';
   }
   res.setHeader('Content-Length', String(Buffer.byteLength(json)));
+}
+
+/*
+ * The headers every answer carries are held on the state rather than set on the Node response, so that
+ * the list's usual answers (200 with the kept bytes, 304) go out in one `writeHead(status, fields)`:
+ * Node takes a flat list of fields without its per-header `setHeader` work (a lower-cased name, a pair
+ * and a slot a header, then a second pass over them) when no header was set before. Every other answer
+ * releases them first (releaseHeldHeaders: the route table before a route or the 404, sendError, the
+ * guard before its own headers, the error middleware at the end), so they are set in the same order as
+ * before, ahead of whatever the answer adds.
+ */
+
+/** Holds a header of the answer (see heldHeaders), after the ones held before it. */
+export function holdHeader(ctx: HttpContext, name: string, value: string): void {
+  const held = ctx.state.heldHeaders;
+  if (held === undefined) ctx.state.heldHeaders = [name, value];
+  else held.push(name, value);
+}
+
+/** Sets the held headers on the response, in the order they were held; once. */
+export function releaseHeldHeaders(ctx: HttpContext): void {
+  const held = ctx.state.heldHeaders;
+  if (held === undefined) return;
+  ctx.state.heldHeaders = undefined;
+  const res = ctx.res;
+  if (res.headersSent) return;
+  for (let i = 0; i < held.length; i += 2) res.setHeader(held[i] as string, held[i + 1] as string);
+}
+
+/** A route handler that answers with the held headers itself (see answerWithHeld): the route table leaves them held. */
+const KEEPS_HELD_HEADERS = Symbol('keeps held headers');
+
+/** Marks `handler` as one that releases or writes the held headers itself. */
+export function keepsHeldHeaders<M extends object>(handler: M): M {
+  (handler as { [KEEPS_HELD_HEADERS]?: true })[KEEPS_HELD_HEADERS] = true;
+  return handler;
+}
+
+/** Whether `handler` was marked by keepsHeldHeaders. */
+export const isKeepingHeldHeaders = (handler: object): boolean =>
+  (handler as { [KEEPS_HELD_HEADERS]?: true })[KEEPS_HELD_HEADERS] === true;
+
+/**
+ * Writes the whole answer at once: the held headers (the answer's own held last, with holdHeader) in
+ * one `writeHead`, then `body` (none for a 304, and Node sends none to a HEAD, whose Content-Length stays
+ * that of the GET). Koa's own `respond` is skipped; the access log and the metrics read the status
+ * from the response as before.
+ */
+export function answerWithHeld(ctx: HttpContext, status: number, body?: Buffer | string): void {
+  const held = ctx.state.heldHeaders ?? [];
+  ctx.state.heldHeaders = undefined;
+  ctx.respond = false;
+  const res = ctx.res;
+  res.writeHead(status, held);
+  if (body === undefined) res.end();
+  else res.end(body);
 }

@@ -15,11 +15,15 @@ import { listTag, noneMatchNames, versionTag } from './entity-tags.js';
 import { sendError } from './error-response.js';
 import { NOT_MODIFIED_STATUS } from './error-table.js';
 import {
+  answerWithHeld,
   type HttpContext,
   type HttpState,
+  holdHeader,
   JSON_CONTENT_TYPE,
+  keepsHeldHeaders,
   type RoutedContext,
   type RouteMiddleware,
+  releaseHeldHeaders,
   sendJson,
 } from './http-context.js';
 import { InventoryBodyCache } from './inventory-body-cache.js';
@@ -109,14 +113,7 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
   // One per app: the guard and the headers above still run for every request; only the store read and
   // the JSON writing of an unchanged whole list are saved.
   const wholeListBody = new InventoryBodyCache(pieces);
-  return async (ctx) => {
-    // Most calls carry no query: skip parsing it.
-    let page: InventoryPage = NO_PAGING;
-    if (ctx.querystring !== '') {
-      const parsed = parseInventoryQuery(ctx.query);
-      if (!parsed.ok) return sendError(ctx, 'invalid_query', parsed.error);
-      page = parsed.value;
-    }
+  const answer = async (ctx: HttpContext, page: InventoryPage): Promise<void> => {
     if (page.limit !== undefined) return sendPage(ctx, deps.listInventory, page, page.limit);
     if (page.q !== undefined) {
       ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
@@ -136,14 +133,34 @@ function listInventory(deps: InventoryRouteDeps): RouteMiddleware {
     }
     // The stamp is read before the list, so the tag is known before the first byte of a streamed one.
     const stamp = await deps.listInventory.stamp();
-    if (answeredNotModified(ctx, wholeListBody.tag(stamp))) return;
-    // The bytes kept since the stamp last moved, sent without Koa's body setter (its `set` of the
-    // length) and without another await: what nearly every GET of the list answers.
+    const tag = wholeListBody.tag(stamp);
     const kept = wholeListBody.kept(stamp);
-    if (kept !== undefined) return sendJson(ctx, kept);
+    // What nearly every GET of the list answers, 304 or the bytes kept since the stamp last moved: the
+    // whole answer written at once, with the headers held for it (see answerWithHeld).
+    if (noneMatchNames(ctx.req.headers['if-none-match'], tag)) {
+      holdHeader(ctx, 'ETag', tag);
+      return answerWithHeld(ctx, NOT_MODIFIED_STATUS);
+    }
+    if (kept !== undefined) {
+      holdHeader(ctx, 'ETag', tag);
+      holdHeader(ctx, 'Content-Type', JSON_CONTENT_TYPE);
+      holdHeader(ctx, 'Content-Length', String(kept.length));
+      return answerWithHeld(ctx, 200, kept);
+    }
+    releaseHeldHeaders(ctx);
+    ctx.res.setHeader('ETag', tag);
     ctx.res.setHeader('Content-Type', JSON_CONTENT_TYPE);
     ctx.body = await wholeListBody.read(stamp);
   };
+  // The whole list without a query writes the held headers itself; every other answer releases them first.
+  return keepsHeldHeaders<RouteMiddleware>((ctx) => {
+    // Most calls carry no query: skip parsing it.
+    if (ctx.querystring === '') return answer(ctx, NO_PAGING);
+    releaseHeldHeaders(ctx);
+    const parsed = parseInventoryQuery(ctx.query);
+    if (!parsed.ok) return sendError(ctx, 'invalid_query', parsed.error);
+    return answer(ctx, parsed.value);
+  });
 }
 
 /**

@@ -5,7 +5,7 @@ import { fail, ok, type Result } from '../../domain/result.js';
 import { JsonInputError, parseJson } from '../shared/json-reader.js';
 import { sendError } from './error-response.js';
 import { sendContinue } from './expect-continue.js';
-import type { HttpContext, RouteMiddleware } from './http-context.js';
+import { type HttpContext, keepsHeldHeaders, type RouteMiddleware } from './http-context.js';
 
 /** The largest body the service reads, unless configured otherwise: 16 KiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024;
@@ -21,9 +21,10 @@ const PLAIN_JSON_TYPES: ReadonlySet<string> = new Set([
 
 /**
  * Refuses with 415 a body that is not JSON, or is compressed: an encoded body would be inflated
- * before the size limit applies, and no client of a one-field body needs it.
+ * before the size limit applies, and no client of a one-field body needs it. Answers only through
+ * sendError, so the headers held for the answer wait for the route's own (keepsHeldHeaders).
  */
-export const requireJsonBody: RouteMiddleware = (ctx, next) => {
+export const requireJsonBody: RouteMiddleware = keepsHeldHeaders<RouteMiddleware>((ctx, next) => {
   const encoding = ctx.req.headers['content-encoding'];
   if (encoding !== undefined && encoding !== '' && encoding.toLowerCase() !== 'identity') {
     return sendError(ctx, 'unsupported_media_type', 'a compressed body is not accepted; send it as is');
@@ -35,7 +36,7 @@ export const requireJsonBody: RouteMiddleware = (ctx, next) => {
     return sendError(ctx, 'unsupported_media_type', 'the body must be JSON, sent as Content-Type: application/json');
   }
   return next();
-};
+});
 
 /** The requests whose body `bodyBytesOf` took whole, before the parser marked the message complete. */
 const wholeBodies = new WeakSet<IncomingMessage>();
@@ -100,7 +101,8 @@ export const readJsonBody = (limitBytes: number): RouteMiddleware => {
     extendTypes: { text: ['application/json'] },
     textLimit: `${limitBytes}b`,
   });
-  return (ctx, next) => {
+  // Answers only through sendError (or a failure thrown to the error middleware): the held headers wait.
+  return keepsHeldHeaders<RouteMiddleware>((ctx, next) => {
     // A body declared too long is refused before a waiting client is invited to send it (100 Continue).
     if (Number(ctx.req.headers['content-length']) > limitBytes) {
       return sendError(ctx, 'payload_too_large', `the body is larger than ${limitBytes} bytes`);
@@ -112,7 +114,7 @@ export const readJsonBody = (limitBytes: number): RouteMiddleware => {
     // spelling alone and would refuse the others as an unknown encoding. Identity is no encoding at all.
     delete ctx.req.headers['content-encoding'];
     return readStreamed(ctx, next);
-  };
+  });
 };
 
 /**

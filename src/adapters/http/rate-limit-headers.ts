@@ -1,5 +1,5 @@
 import { nearestExhaustion, type RateLimitDecision, type WindowReport } from '../../domain/rate-limit.js';
-import type { HttpContext } from './http-context.js';
+import { type HttpContext, holdHeader } from './http-context.js';
 
 const secondsUntil = (atMs: number, nowMs: number): number => Math.max(0, Math.ceil((atMs - nowMs) / 1000));
 
@@ -40,16 +40,16 @@ function cachedPolicyField(windows: readonly WindowReport[]): string {
 /**
  * Writes the limit headers of a decision: the classic X-RateLimit-* trio (of the window nearest
  * exhaustion, Reset in Unix seconds rounded up so a client that waits until then is never early) and
- * the IETF draft `RateLimit-Policy` and `RateLimit` fields, whose `t` is a delta in seconds.
+ * the IETF draft `RateLimit-Policy` and `RateLimit` fields, whose `t` is a delta in seconds. They are
+ * held with the answer's other common headers (holdHeader), set when the answer is written.
  */
 export function setRateLimitHeaders(ctx: HttpContext, decision: RateLimitDecision, nowMs: number): void {
-  const res = ctx.res;
-  res.setHeader('X-RateLimit-Limit', String(decision.limit));
-  res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('X-RateLimit-Reset', String(Math.ceil(decision.resetAtMs / 1000)));
-  res.setHeader('RateLimit-Policy', cachedPolicyField(decision.windows));
+  holdHeader(ctx, 'X-RateLimit-Limit', String(decision.limit));
+  holdHeader(ctx, 'X-RateLimit-Remaining', String(decision.remaining));
+  holdHeader(ctx, 'X-RateLimit-Reset', String(Math.ceil(decision.resetAtMs / 1000)));
+  holdHeader(ctx, 'RateLimit-Policy', cachedPolicyField(decision.windows));
   const watched = nearestExhaustion(decision.windows).name;
-  res.setHeader('RateLimit', `"${watched}";r=${decision.remaining};t=${secondsUntil(decision.resetAtMs, nowMs)}`);
+  holdHeader(ctx, 'RateLimit', `"${watched}";r=${decision.remaining};t=${secondsUntil(decision.resetAtMs, nowMs)}`);
 }
 
 /** Whole seconds until a refused request may be retried; at least 1, so a client never retries at once. */

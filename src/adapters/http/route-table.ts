@@ -1,7 +1,14 @@
 import type Router from '@koa/router';
 import type { Layer } from '@koa/router';
 import type { Next } from 'koa';
-import type { HttpContext, HttpMiddleware, HttpState, RoutedContext } from './http-context.js';
+import {
+  type HttpContext,
+  type HttpMiddleware,
+  type HttpState,
+  isKeepingHeldHeaders,
+  type RoutedContext,
+  releaseHeldHeaders,
+} from './http-context.js';
 
 type AppRouter = Router<HttpState, RoutedContext>;
 type AppLayer = Layer<HttpState, RoutedContext>;
@@ -144,9 +151,18 @@ function chainOf(layers: readonly AppLayer[], enter: ReadonlyMap<AppLayer, Enter
     });
     middleware.push(...(layer.stack as HttpMiddleware[]));
   }
+  const composed = compose(middleware);
+  // A route whose every middleware writes or releases the held headers itself gets them held; every
+  // other one finds them set.
+  const keeps = middleware.every(isKeepingHeldHeaders);
   return {
     enterFirst: enterOf(first),
-    run: compose(middleware),
+    run: keeps
+      ? composed
+      : (ctx, next) => {
+          releaseHeldHeaders(ctx);
+          return composed(ctx, next);
+        },
     chained: layers.length > 1,
     template: templateOf(layers.find(isRoute)),
   };
@@ -302,11 +318,15 @@ export class RouteTable {
     const entry = this.find(path);
     if (entry === undefined) {
       routing.matched = NONE;
+      releaseHeldHeaders(ctx);
       return next();
     }
     routing.matched = entry.matched;
     const chain = RouteTable.chain(entry, ctx.method);
-    if (chain === undefined) return next();
+    if (chain === undefined) {
+      releaseHeldHeaders(ctx);
+      return next();
+    }
     if (chain.chained) routing[ROUTED_PATH] = path;
     chain.enterFirst(routing, path);
     return chain.run(ctx, next);

@@ -4,7 +4,13 @@ import type { StockWriteFailure } from '../../domain/stock-outcome.js';
 import { API_BASE_PATH } from './api-guard.js';
 import { parseEntityTagList, versionsNamed, versionTag } from './entity-tags.js';
 import { sendError } from './error-response.js';
-import { type RouteContext, sendJson } from './http-context.js';
+import {
+  answerWithHeld,
+  holdHeader,
+  JSON_CONTENT_TYPE,
+  type RouteContext,
+  releaseHeldHeaders,
+} from './http-context.js';
 import { idempotencyKeyOf, requestFingerprint } from './idempotency-key.js';
 import { itemJson } from './json-writer.js';
 
@@ -103,6 +109,7 @@ export function sendWriteFailure(
   before?: () => void,
   extraJson?: string,
 ): void {
+  releaseHeldHeaders(ctx);
   if ('refusals' in error) markReplay(ctx, error.replayed);
   before?.();
   sendError(ctx, error.code, error.message, extraJson);
@@ -110,13 +117,17 @@ export function sendWriteFailure(
 
 /**
  * Answers what a write of one pet decided, first time or replayed alike: the entry with its new ETag,
- * or the refusal (a 412 with the current ETag).
+ * written at once with the headers held for the answer (answerWithHeld), or the refusal (a 412 with
+ * the current ETag).
  */
 export function sendOnePetWrite(ctx: RouteContext, written: OnePetWriteResult): void {
   if (written.ok) {
-    markReplay(ctx, written.value.replayed);
-    ctx.res.setHeader('ETag', versionTag(written.value.entry.version));
-    sendJson(ctx, itemJson(written.value.entry.item));
+    if (written.value.replayed) holdHeader(ctx, 'Idempotent-Replayed', 'true');
+    holdHeader(ctx, 'ETag', versionTag(written.value.entry.version));
+    const json = itemJson(written.value.entry.item);
+    holdHeader(ctx, 'Content-Type', JSON_CONTENT_TYPE);
+    holdHeader(ctx, 'Content-Length', String(Buffer.byteLength(json)));
+    answerWithHeld(ctx, 200, json);
     return;
   }
   const error = written.error;

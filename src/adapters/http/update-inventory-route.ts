@@ -3,7 +3,7 @@ import type { OnePetWriteResult, UpdateStock } from '../../application/use-cases
 import type { PetId } from '../../domain/pet-id.js';
 import type { Result } from '../../domain/result.js';
 import { sendError } from './error-response.js';
-import type { RouteMiddleware } from './http-context.js';
+import { keepsHeldHeaders, type RouteMiddleware } from './http-context.js';
 import { jsonBodyOf } from './json-body.js';
 import { parsePetIdParam } from './request-schemas.js';
 import { parseAdjustment, parseInventoryUpdate } from './stock-request-schemas.js';
@@ -28,7 +28,8 @@ function onePetWrite<B extends object>(
   subpath: string,
   requireIfMatch: boolean,
 ): RouteMiddleware {
-  return (ctx) => {
+  // Every refusal goes through sendError, the answer through sendOnePetWrite: the held headers wait.
+  return keepsHeldHeaders<RouteMiddleware>((ctx) => {
     const petId = parsePetIdParam(ctx.params.petId);
     if (!petId.ok) return sendError(ctx, 'invalid_pet_id', petId.error);
     const body = jsonBodyOf(ctx);
@@ -42,7 +43,7 @@ function onePetWrite<B extends object>(
     return write(fields.value, petId.value, headers, condition.ifVersion).then((written) =>
       sendOnePetWrite(ctx, written),
     );
-  };
+  });
 }
 
 // Each use case's input is made in one literal, every field named, none spread: a spread followed by
