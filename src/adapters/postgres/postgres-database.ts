@@ -161,7 +161,7 @@ const queryableOf = (target: pg.Pool | pg.PoolClient): Queryable => ({
 });
 
 /** A statement of a turn, waiting to be sent at the turn's end. */
-interface Waiting {
+interface TurnStatement {
   readonly sql: Sql;
   readonly values: readonly SqlValue[];
   readonly rowMode: 'array' | undefined;
@@ -187,9 +187,9 @@ function sendingByTurn(client: pg.PoolClient): Queryable {
   const statements = queryableOf(client);
   const parsed = (client.connection as unknown as { parsedStatements: Record<string, string | undefined> })
     .parsedStatements;
-  let turn: Waiting[] = [];
+  let turn: TurnStatement[] = [];
   // Text without values goes as a simple query, which may hold several commands: never in a round.
-  const inRound = ({ sql, values }: Waiting): boolean =>
+  const inRound = ({ sql, values }: TurnStatement): boolean =>
     typeof sql === 'string' ? values.length > 0 : parsed[sql.name] === sql.text;
   const send = (): void => {
     const sent = turn;
@@ -227,7 +227,7 @@ function sendingByTurn(client: pg.PoolClient): Queryable {
 }
 
 /** Sends `sent` as one StatementRound, and answers each of them with its result or the round's failure. */
-function sendRound(client: pg.PoolClient, sent: readonly Waiting[]): void {
+function sendRound(client: pg.PoolClient, sent: readonly TurnStatement[]): void {
   const round = new StatementRound(
     sent.map(({ sql, values, rowMode }) => ({
       name: typeof sql === 'string' ? undefined : sql.name,

@@ -18,7 +18,7 @@ export interface RoundResult {
 }
 
 /** The parts of node-postgres's connection and result that a round uses (not in its published types). */
-interface Wire {
+interface PgWire {
   readonly stream: { cork(): void; uncork(): void };
   parse(query: { text: string; name: string; types: undefined }): void;
   bind(config: { statement: string; values: readonly unknown[]; valueMapper: (value: unknown) => unknown }): void;
@@ -63,10 +63,10 @@ export class StatementRound extends pg.Query {
   ) {
     super({ text: '' });
     (this as unknown as { callback: (error: unknown) => void }).callback = (error) => done(error, this.results);
-    this.submit = (connection) => this.send(connection as unknown as Wire);
+    this.submit = (connection) => this.send(connection as unknown as PgWire);
   }
 
-  private send(wire: Wire): null {
+  private send(wire: PgWire): null {
     wire.stream.cork();
     try {
       for (const statement of this.statements) {
