@@ -81,6 +81,35 @@ describe.skipIf(!hasPostgresServer)('a group whose answer to COMMIT is lost', ()
     expect((await history(direct)).length).toBe(3);
   });
 
+  it('answers as PostgreSQL ended it a group whose COMMIT went in one round with its write (a connection that wrote before)', async () => {
+    const { direct, proxy, store } = await throughProxy();
+    // A group of the same kinds first: its connection has parsed every statement a group of these sends.
+    const warm = GROUP.map((command, index) =>
+      aCommand([setTo(BigInt(index + 1), 10)], {
+        atMs: AT,
+        ...(command.idempotency === undefined ? {} : { idempotency: { ...command.idempotency, key: 'warm-1' } }),
+      }),
+    );
+    expect(await answers(warm.map((command) => store.inventory.write(command)))).toEqual([[10], [10], [10]]);
+    proxy.arm('after-commit');
+    const answered = await answers(GROUP.map((command) => store.inventory.write(command)));
+    // A Bind of the COMMIT parsed by the group before: it went with the write, under one Sync.
+    expect(proxy.cutBy()).toEqual(['B']);
+    expect(answered).toEqual([[8], [7], [15]]);
+    expect((await history(direct)).slice(3)).toEqual([
+      ['1', 8],
+      ['2', 7],
+      ['3', 15],
+    ]);
+    // The cut connection is gone: a write on its successor first, then one whose COMMIT is cut before it is sent.
+    expect(await answers([store.inventory.write(aCommand([setTo(1n, 4)], { atMs: AT }))])).toEqual([[4]]);
+    proxy.arm('before-commit');
+    const lost = await answers([store.inventory.write(aCommand([setTo(1n, 3)], { atMs: AT }))]);
+    expect(proxy.cutBy()).toEqual(['B', 'B']);
+    expect(lost).toEqual(['unavailable']);
+    expect((await history(direct)).length).toBe(7);
+  });
+
   it('answers unavailable when the connection was lost before COMMIT reached PostgreSQL, and nothing is stored', async () => {
     const { direct, proxy, store } = await throughProxy();
     proxy.arm('before-commit');

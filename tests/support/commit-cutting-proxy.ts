@@ -8,8 +8,9 @@ export type Cut = 'before-commit' | 'after-commit';
  * A TCP proxy between a client and PostgreSQL that reads the client's messages (the frontend protocol)
  * so that it can lose the answer to a COMMIT on purpose: armed, it cuts the next connection that sends
  * one, either before forwarding it or right after (then PostgreSQL commits, and its answer goes
- * nowhere). A simple query ('Q') or a Parse ('P') whose text holds COMMIT counts; after a Parse, the
- * cut comes once its Sync is forwarded, so that it runs.
+ * nowhere). A simple query ('Q') or a Parse ('P') whose text holds COMMIT counts, and a Bind ('B') of a
+ * statement whose Parse held it (a named COMMIT, parsed once a connection); after a Parse or a Bind,
+ * the cut comes once its Sync is forwarded, so that it runs.
  */
 export interface CommitCuttingProxy {
   /** `url` with its port turned to the proxy's. */
@@ -18,6 +19,8 @@ export interface CommitCuttingProxy {
   arm(cut: Cut, options?: { readonly thenRefuse?: boolean }): void;
   /** How many connections were cut. */
   cuts(): number;
+  /** The type of the message that sent each cut's COMMIT: 'Q', 'P' or 'B' (a Bind of a COMMIT parsed before). */
+  cutBy(): string[];
   close(): Promise<void>;
 }
 
@@ -29,6 +32,7 @@ export async function startCommitCuttingProxy(target: string): Promise<CommitCut
   let armed: { cut: Cut; thenRefuse: boolean } | undefined;
   let refusing = false;
   let cutCount = 0;
+  const cutTypes: string[] = [];
   const open = new Set<Socket>();
 
   const refuseAll = (): void => {
@@ -48,6 +52,8 @@ export async function startCommitCuttingProxy(target: string): Promise<CommitCut
     let started = false;
     let cutAtSync = false;
     let pending = Buffer.alloc(0);
+    /** The names of the statements this connection parsed whose text holds COMMIT. */
+    const commits = new Set<string>();
 
     const cutNow = (): void => {
       cut = true;
@@ -63,7 +69,13 @@ export async function startCommitCuttingProxy(target: string): Promise<CommitCut
 
     const forward = (message: Buffer): void => {
       const type = String.fromCharCode(message[0] ?? 0);
-      const isCommit = (type === 'Q' || type === 'P') && /\bCOMMIT\b/i.test(message.subarray(5).toString('utf8'));
+      const body = message.subarray(5);
+      const [first = '', second = ''] = body.toString('utf8').split('\0');
+      const parsesCommit = type === 'P' && /\bCOMMIT\b/i.test(second);
+      if (parsesCommit) commits.add(first);
+      const isCommit =
+        (type === 'Q' && /\bCOMMIT\b/i.test(first)) || parsesCommit || (type === 'B' && commits.has(second));
+      if (armed !== undefined && isCommit) cutTypes.push(type);
       if (armed !== undefined && isCommit && armed.cut === 'before-commit') {
         cutNow();
         return;
@@ -129,6 +141,7 @@ export async function startCommitCuttingProxy(target: string): Promise<CommitCut
       armed = { cut, thenRefuse: options.thenRefuse === true };
     },
     cuts: () => cutCount,
+    cutBy: () => [...cutTypes],
     async close() {
       refuseAll();
       server.close();

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { type RoundResult, StatementRound } from './statement-round.js';
 
 /** How to reach PostgreSQL, and how long anything may take there. */
 export interface PostgresOptions {
@@ -159,38 +160,96 @@ const queryableOf = (target: pg.Pool | pg.PoolClient): Queryable => ({
   },
 });
 
+/** A statement of a turn, waiting to be sent at the turn's end. */
+interface TurnStatement {
+  readonly sql: Sql;
+  readonly values: readonly SqlValue[];
+  readonly rowMode: 'array' | undefined;
+  resolve(result: RoundResult): void;
+  reject(error: unknown): void;
+}
+
 /**
- * The statements of a checked-out connection, whose sends of one turn of the event loop leave in one
- * write: the socket is corked at the turn's first send and uncorked once the turn's code has run, as
- * node's HTTP server does a response's. A transaction's BEGIN and first statements, or its last
- * statement and COMMIT, then cost one system call here and one read on the server, not one a
- * statement; what is sent, and in what order, is the same.
+ * The statements of a checked-out connection, whose sends of one turn of the event loop leave together
+ * once the turn's code has run, as node's HTTP server sends a response's. A transaction's BEGIN and first
+ * statements, or its last statement and COMMIT, then cost one system call here and one read on the
+ * server, not one a statement.
+ *
+ * When every named statement of the turn has been parsed on the connection already, they go as one
+ * StatementRound: one Sync for all of them, so that PostgreSQL answers them in one write and the
+ * connection reads one answer, not one a statement. They run as before, one after the other, each once
+ * the one before it has ended; a statement after one that failed is not run, and is answered with that
+ * failure (as before, where it failed as the aborted transaction's). A turn with a statement not parsed
+ * yet (a connection's first groups) sends each as its own query, which parses it.
  */
 function sendingByTurn(client: pg.PoolClient): Queryable {
   const { stream } = client.connection;
   const statements = queryableOf(client);
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    stream.uncork();
-  };
-  const sending = (): void => {
-    if (corked) return;
-    corked = true;
+  const parsed = (client.connection as unknown as { parsedStatements: Record<string, string | undefined> })
+    .parsedStatements;
+  let turn: TurnStatement[] = [];
+  // Text without values goes as a simple query, which may hold several commands: never in a round.
+  const inRound = ({ sql, values }: TurnStatement): boolean =>
+    typeof sql === 'string' ? values.length > 0 : parsed[sql.name] === sql.text;
+  const send = (): void => {
+    const sent = turn;
+    turn = [];
+    if (sent.length > 1 && sent.every(inRound)) {
+      sendRound(client, sent);
+      return;
+    }
     stream.cork();
-    process.nextTick(uncork);
+    try {
+      for (const waiting of sent) {
+        const query =
+          waiting.rowMode === 'array'
+            ? statements.rows(waiting.sql, waiting.values).then((rows) => ({ rows, rowCount: null }))
+            : statements.run(waiting.sql, waiting.values).then((rowCount) => ({ rows: [], rowCount }));
+        query.then(waiting.resolve, waiting.reject);
+      }
+    } finally {
+      stream.uncork();
+    }
   };
+  const queued = (sql: Sql, values: readonly SqlValue[], rowMode: 'array' | undefined): Promise<RoundResult> =>
+    new Promise((resolve, reject) => {
+      if (turn.length === 0) process.nextTick(send);
+      turn.push({ sql, values, rowMode, resolve, reject });
+    });
   return {
-    rows<R extends readonly unknown[]>(sql: Sql, values?: readonly SqlValue[]) {
-      sending();
-      return statements.rows<R>(sql, values);
+    async rows<R extends readonly unknown[]>(sql: Sql, values: readonly SqlValue[] = []) {
+      return (await queued(sql, values, 'array')).rows as unknown as R[];
     },
-    run(sql: Sql, values?: readonly SqlValue[]) {
-      sending();
-      return statements.run(sql, values);
+    async run(sql: Sql, values: readonly SqlValue[] = []) {
+      return (await queued(sql, values, undefined)).rowCount ?? 0;
     },
   };
 }
+
+/** Sends `sent` as one StatementRound, and answers each of them with its result or the round's failure. */
+function sendRound(client: pg.PoolClient, sent: readonly TurnStatement[]): void {
+  const round = new StatementRound(
+    sent.map(({ sql, values, rowMode }) => ({
+      name: typeof sql === 'string' ? undefined : sql.name,
+      text: typeof sql === 'string' ? sql : sql.text,
+      values,
+      rowMode,
+    })),
+    (error, results) => {
+      sent.forEach((waiting, index) => {
+        const result = results[index];
+        if (result !== undefined) waiting.resolve(result);
+        else waiting.reject(classified(error ?? new Error('a statement of a round was not answered')));
+      });
+    },
+  );
+  // The round's outcome reaches each statement through the callback above.
+  void client.query(round);
+}
+
+/** A transaction's ends, named so that they may go in a StatementRound with its statements. */
+const BEGIN = prepared('transaction_begin', 'BEGIN');
+const COMMIT = prepared('transaction_commit', 'COMMIT');
 
 /** A connection checked out of the pool, with what happened to it meanwhile. */
 interface CheckedOut {
@@ -383,14 +442,14 @@ export class PostgresDatabase implements Queryable {
     const tx: Transaction = {
       ...statements,
       commit: async () => {
-        committed ??= statements.run('COMMIT');
+        committed ??= statements.run(COMMIT);
         await committed;
       },
     };
     try {
       // Not awaited: on a pipelined connection BEGIN travels with the work's first statements. Should
       // it fail, so do they, and their failure is the one thrown.
-      const begun = statements.run('BEGIN');
+      const begun = statements.run(BEGIN);
       begun.catch(() => {});
       const result = await work(tx);
       await begun;
