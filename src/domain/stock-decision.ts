@@ -206,15 +206,13 @@ export function decideStockWrite(input: StockWriteInput): StockDecision {
     if (written === undefined) written = [entry];
     else written.push(entry);
   }
-  if (refusals !== undefined) {
-    const outcome: StockOutcome = { kind: 'refused', refusals };
-    return {
-      result: resultOf(outcome, false),
-      written: [],
-      claimed: claim === undefined ? undefined : { claim, outcome },
-    };
-  }
-  if (written === undefined) throw new Error('a command of no refused order writes one entry at least');
-  const outcome: StockOutcome = { kind: 'written', entries: written };
-  return { result: resultOf(outcome, false), written, claimed: claim === undefined ? undefined : { claim, outcome } };
+  let outcome: StockOutcome;
+  if (refusals !== undefined) outcome = { kind: 'refused', refusals };
+  else if (written !== undefined) outcome = { kind: 'written', entries: written };
+  else throw new Error('a command of no refused order writes one entry at least');
+  return {
+    result: resultOf(outcome, false),
+    written: outcome.kind === 'written' ? outcome.entries : [],
+    claimed: claim === undefined ? undefined : { claim, outcome },
+  };
 }
