@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,11 +9,27 @@ const run = promisify(execFile);
 /** The checkout: its node_modules holds every peer, already built (better-sqlite3's native binding). */
 export const root = join(import.meta.dirname, '..', '..');
 
-/** `npm pack`s the checkout (prepack builds dist) into a new temporary folder; resolves to the tarball. */
+/**
+ * `npm pack`s the checkout into a new temporary folder; resolves to the tarball. It packs a copy of the
+ * checkout's files (tracked, and new ones git does not ignore, as they are on disk) with its node_modules
+ * linked: prepack deletes and rebuilds dist/, and in the checkout that would pull the console bundle
+ * from under every service another test file, or `npm start`, runs meanwhile.
+ */
 export async function packTarball(): Promise<{ readonly dir: string; readonly tarball: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'petstore-pack-'));
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+  const copy = join(dir, 'checkout');
+  const { stdout: listed } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
     cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  // A tracked file deleted in the working tree is not copied, as npm pack of the checkout would not find it.
+  for (const file of listed.split('\0').filter((f) => f !== '' && existsSync(join(root, f)))) {
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    copyFileSync(join(root, file), join(copy, file));
+  }
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+    cwd: copy,
     maxBuffer: 64 * 1024 * 1024,
   });
   const [packed] = JSON.parse(stdout) as [{ filename: string }];
