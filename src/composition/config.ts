@@ -150,7 +150,7 @@ const EnvSchema = v.object({
   PETSTORE_PG_POOL_SIZE: v.optional(integer(1, 1_000), '10'),
   PETSTORE_PG_STATEMENT_TIMEOUT_MS: v.optional(integer(1, 600_000), '5000'),
   PETSTORE_PG_CONNECT_TIMEOUT_MS: v.optional(integer(1, 600_000), '2000'),
-  PETSTORE_PG_WRITE_LANES: v.optional(integer(1, 100), '2'),
+  PETSTORE_PG_WRITE_LANES: v.optional(integer(1, 100), '1'),
   REDIS_URL: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must start with redis:// or rediss://'))),
   REDIS_CLUSTER_NODES: v.optional(clusterNodes),
   REDIS_COMMAND_TIMEOUT_MS: v.optional(integer(1, 60_000), '100'),

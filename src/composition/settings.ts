@@ -38,7 +38,7 @@ export const SETTINGS = {
     meaning: 'the longest a request waits for a PostgreSQL connection',
   },
   PETSTORE_PG_WRITE_LANES: {
-    default: '2',
+    default: '1',
     meaning: 'groups of PostgreSQL writes under way at once, a pooled connection each',
   },
   REDIS_URL: {

@@ -93,7 +93,7 @@ describe.skipIf(!hasPostgresServer)('a group whose answer to COMMIT is lost', ()
     expect(await answers(warm.map((command) => store.inventory.write(command)))).toEqual([[10], [10], [10]]);
     proxy.arm('after-commit');
     const answered = await answers(GROUP.map((command) => store.inventory.write(command)));
-    // A Bind of the COMMIT parsed by the group before: it went with the write, under one Sync.
+    // A Bind of the COMMIT parsed by the group before: it went with the write, in the same send (behind a Sync of its own).
     expect(proxy.cutBy()).toEqual(['B']);
     expect(answered).toEqual([[8], [7], [15]]);
     expect((await history(direct)).slice(3)).toEqual([

@@ -5,7 +5,7 @@ describe('the PostgreSQL settings', () => {
   it('leave storage on SQLite unless DATABASE_URL is set, with a pool of 10 and 5 s statements', () => {
     expect(readConfig({})).toMatchObject({
       databaseUrl: undefined,
-      postgres: { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 2_000, writeLanes: 2 },
+      postgres: { poolSize: 10, statementTimeoutMs: 5_000, connectTimeoutMs: 2_000, writeLanes: 1 },
     });
   });
 

@@ -131,6 +131,46 @@ describe.skipIf(!hasPostgresServer)('stock writes over PostgreSQL, committed in 
     }
   });
 
+  it('writes again, on a connection of its own, a group sent on its lane behind a group whose statement failed', async () => {
+    const storage = await postgres.storage({ writeLanes: 1 });
+    await storage.pets.addAll([aPet(1, { quantity: quantity(10) }), aPet(2, { quantity: quantity(10) })]);
+    const other = await otherSession(storage.url);
+    try {
+      // A rule of the database the core does not know: the write that breaks it fails its group's statement.
+      await other.query("ALTER TABLE stock_changes ADD CONSTRAINT no_poison CHECK (reason IS DISTINCT FROM 'poison')");
+      // A group of the same kind first: the lane's connection has parsed its statements, so a group's
+      // write and COMMIT go under one Sync.
+      await Promise.all([1n, 2n].map((id) => storage.inventory.write(aCommand([setTo(id, 10)], { atMs: AT }))));
+      const first = [
+        storage.inventory.write(aCommand([adjustBy(1n, -1, 'poison')], { atMs: AT })),
+        storage.inventory.write(aCommand([adjustBy(2n, 1)], { atMs: AT })),
+      ].map((written) => written.catch((error: unknown) => error));
+      // Queued while the first group is under way: the lane's next group, sent behind its COMMIT, which
+      // PostgreSQL skips once the statement before it failed. That group then fails on the aborted
+      // transaction, through no fault of its own.
+      await new Promise((resolve) => setImmediate(resolve));
+      const behind = storage.inventory
+        .write(aCommand([adjustBy(1n, 5)], { atMs: AT }))
+        .catch((error: unknown) => error);
+      const [poisoned, adjusted] = await Promise.all(first);
+      expect(poisoned).toMatchObject({ message: expect.stringContaining('no_poison') });
+      expect(adjusted).toMatchObject({ ok: true, value: { entries: [{ change: { after: { quantity: 11 } } }] } });
+      expect(await behind).toMatchObject({ ok: true, value: { entries: [{ change: { after: { quantity: 15 } } }] } });
+      expect(
+        (await changes(other))
+          .slice(2)
+          .map((c) => [c.pet, c.after])
+          .sort(),
+      ).toEqual([
+        ['1', 15],
+        ['2', 11],
+      ]);
+    } finally {
+      await other.end();
+      await storage.close();
+    }
+  });
+
   it('keeps a hot pet exact: 200 adjustments at once, each version once, in fewer transactions', async () => {
     const storage = await postgres.storage();
     await storage.pets.addAll([aPet(1, { quantity: quantity(1000) })]);

@@ -3,7 +3,13 @@ import type { ReservationCommand, ReservationWriteResult } from '../../domain/re
 import type { StockCommand } from '../../domain/stock-command.js';
 import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { CommitAnswerLost, type GroupOutcome, type GroupWrite, writeGroup } from './group-write.js';
-import { OutcomeUnknownError, type PostgresDatabase, PostgresUnavailableError } from './postgres-database.js';
+import {
+  type Chained,
+  OutcomeUnknownError,
+  type PostgresDatabase,
+  PostgresUnavailableError,
+  type TransactionChain,
+} from './postgres-database.js';
 
 interface QueuedWrite {
   readonly write: GroupWrite;
@@ -15,13 +21,20 @@ interface QueuedWrite {
 
 /** How group commit runs: how many groups may be under way at once, and the most writes in one. */
 export interface GroupOptions {
-  /** Groups under way at once, each on a connection of its own; default 2. */
+  /**
+   * Lanes of groups, each on a connection of its own; default 1. A lane sends its next group as soon as
+   * its group has sent COMMIT (see TransactionChain).
+   */
   readonly lanes?: number;
   /** The most commands one group takes; default 500. */
   readonly maxGroup?: number;
   /** Told the number of writes of each group committed (a group written again a write at a time: each). */
   readonly onCommitted?: ((writes: number) => void) | undefined;
 }
+
+/** PostgreSQL's in_failed_sql_transaction: a statement sent in a transaction that an earlier failure aborted. */
+const failedOnAbortedTransaction = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '25P02';
 
 const claimKeyOf = ({ command }: GroupWrite): string | undefined =>
   command.idempotency === undefined ? undefined : `${command.idempotency.scope} ${command.idempotency.key}`;
@@ -46,6 +59,11 @@ function settleAs<K extends GroupWrite['kind'], R>(
  * each transaction costs the server its own work: a group pays both once for all of its writes. Each
  * write is still decided alone by the core and written all or nothing alone.
  *
+ * A lane keeps its connection from one group to the next (a TransactionChain): the next group's locks
+ * and reads are sent right behind the COMMIT of the one before, which the server runs at once instead
+ * of waiting for this process to hear the commit and send again. The writes of a lane are decided in
+ * the order they came, and each group reads what the ones before it committed.
+ *
  * When a group fails (a statement threw: nothing of it was written), its writes are written again each
  * alone, as a group of one, so that none fails for another's sake; only when PostgreSQL cannot be
  * reached do they all fail with that.
@@ -57,8 +75,11 @@ function settleAs<K extends GroupWrite['kind'], R>(
  */
 export class GroupedWriter {
   private queue: QueuedWrite[] = [];
-  private busy = 0;
+  /** Groups started and not yet ended (some may have sent their COMMIT and wait for its answer). */
+  private running = 0;
   private scheduled = false;
+  /** One chain a lane (see TransactionChain): a lane is free again once its group has sent its COMMIT. */
+  private readonly free: TransactionChain[];
   private readonly lanes: number;
   private readonly maxGroup: number;
   private readonly idle: (() => void)[] = [];
@@ -68,9 +89,10 @@ export class GroupedWriter {
     private readonly db: PostgresDatabase,
     options: GroupOptions = {},
   ) {
-    this.lanes = options.lanes ?? 2;
+    this.lanes = options.lanes ?? 1;
     this.maxGroup = options.maxGroup ?? 500;
     this.onCommitted = options.onCommitted ?? (() => {});
+    this.free = Array.from({ length: this.lanes }, () => db.chain());
   }
 
   /** Queues a stock write; it goes with the others queued by the time a lane is free. */
@@ -94,13 +116,13 @@ export class GroupedWriter {
 
   /** Resolves once nothing is queued or under way. */
   drained(): Promise<void> {
-    if (this.queue.length === 0 && this.busy === 0) return Promise.resolve();
+    if (this.queue.length === 0 && this.running === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
   /** Starts a group at the end of this turn of the event loop, so that the commands of the turn go together. */
   private schedule(): void {
-    if (this.scheduled || this.busy >= this.lanes || this.queue.length === 0) return;
+    if (this.scheduled || this.free.length === 0 || this.queue.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -109,16 +131,28 @@ export class GroupedWriter {
   }
 
   private start(): void {
-    while (this.busy < this.lanes && this.queue.length > 0) {
+    for (let chain = this.free.pop(); chain !== undefined; chain = this.free.pop()) {
+      if (this.queue.length === 0) {
+        this.free.push(chain);
+        return;
+      }
       const group = this.take();
-      this.busy += 1;
+      this.running += 1;
+      let lane: TransactionChain | undefined = chain;
+      // The lane takes its next group once this one's COMMIT is sent, or once it ended without one.
+      const freeLane = (): void => {
+        if (lane === undefined) return;
+        this.free.push(lane);
+        lane = undefined;
+        if (this.queue.length > 0) this.schedule();
+      };
       const first = group[0] as QueuedWrite;
       void first.context
-        .runInAsyncScope(() => this.run(group))
+        .runInAsyncScope(() => this.run(group, { chain, onCommitSent: freeLane }))
         .finally(() => {
-          this.busy -= 1;
-          if (this.queue.length > 0) this.schedule();
-          else if (this.busy === 0) for (const done of this.idle.splice(0)) done();
+          this.running -= 1;
+          freeLane();
+          if (this.queue.length === 0 && this.running === 0) for (const done of this.idle.splice(0)) done();
         });
     }
   }
@@ -146,16 +180,25 @@ export class GroupedWriter {
     return group;
   }
 
-  private async run(group: readonly QueuedWrite[]): Promise<void> {
+  /** Writes `group` in one transaction: on a lane's chain, or (a failed group's writes again, each alone) on a connection of its own. */
+  private async run(group: readonly QueuedWrite[], lane?: Chained): Promise<void> {
     let outcomes: GroupOutcome[];
     try {
-      outcomes = await this.db.transaction((tx) =>
-        writeGroup(
-          tx,
-          group.map((waiting) => waiting.write),
-        ),
+      outcomes = await this.db.transaction(
+        (tx) =>
+          writeGroup(
+            tx,
+            group.map((waiting) => waiting.write),
+          ),
+        lane,
       );
     } catch (error) {
+      // Sent on the lane behind a group whose statement failed, and so whose COMMIT PostgreSQL skipped:
+      // this group failed on that aborted transaction, not for anything of its own.
+      if (lane !== undefined && failedOnAbortedTransaction(error)) {
+        await this.run(group);
+        return;
+      }
       if (error instanceof CommitAnswerLost) {
         await this.answerLost(group, error);
         return;

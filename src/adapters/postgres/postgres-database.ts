@@ -14,7 +14,7 @@ export interface PostgresOptions {
   readonly statementTimeoutMs?: number;
   /** The longest a request waits for a connection, new or from the pool; default 2,000 ms. */
   readonly connectTimeoutMs?: number;
-  /** Groups of stock writes under way at once, each on a connection of its own; default 2 (see GroupedWriter). */
+  /** Lanes of group writes, each on a connection of its own; default 1 (see GroupedWriter). */
   readonly writeLanes?: number;
   /** Told the number of writes each group carried, once committed (a metric). */
   readonly onGroupCommit?: (writes: number) => void;
@@ -160,6 +160,11 @@ const queryableOf = (target: pg.Pool | pg.PoolClient): Queryable => ({
   },
 });
 
+/** A connection's statements sent by turn, and its COMMIT: resolves whether PostgreSQL ran it (see sendingByTurn). */
+interface TurnStatements extends Queryable {
+  commit(): Promise<boolean>;
+}
+
 /** A statement of a turn, waiting to be sent at the turn's end. */
 interface TurnStatement {
   readonly sql: Sql;
@@ -167,6 +172,8 @@ interface TurnStatement {
   readonly rowMode: 'array' | undefined;
   resolve(result: RoundResult): void;
   reject(error: unknown): void;
+  /** Told instead of `reject` when PostgreSQL did not run the statement: one before it in its round failed. */
+  notRun?(): void;
 }
 
 /**
@@ -181,8 +188,11 @@ interface TurnStatement {
  * the one before it has ended; a statement after one that failed is not run, and is answered with that
  * failure (as before, where it failed as the aborted transaction's). A turn with a statement not parsed
  * yet (a connection's first groups) sends each as its own query, which parses it.
+ *
+ * `commit` sends COMMIT with the turn's other statements, and tells whether PostgreSQL ran it: it does
+ * not when a statement before it in its round failed, and the transaction is then still open (aborted).
  */
-function sendingByTurn(client: pg.PoolClient): Queryable {
+function sendingByTurn(client: pg.PoolClient): TurnStatements {
   const { stream } = client.connection;
   const statements = queryableOf(client);
   const parsed = (client.connection as unknown as { parsedStatements: Record<string, string | undefined> })
@@ -191,22 +201,33 @@ function sendingByTurn(client: pg.PoolClient): Queryable {
   // Text without values goes as a simple query, which may hold several commands: never in a round.
   const inRound = ({ sql, values }: TurnStatement): boolean =>
     typeof sql === 'string' ? values.length > 0 : parsed[sql.name] === sql.text;
+  const sendPart = (part: readonly TurnStatement[]): void => {
+    if (part.length > 1 && part.every(inRound)) {
+      sendRound(client, part);
+      return;
+    }
+    for (const waiting of part) {
+      const query =
+        waiting.rowMode === 'array'
+          ? statements.rows(waiting.sql, waiting.values).then((rows) => ({ rows, rowCount: null }))
+          : statements.run(waiting.sql, waiting.values).then((rowCount) => ({ rows: [], rowCount }));
+      query.then(waiting.resolve, waiting.reject);
+    }
+  };
+  // A round ends with its COMMIT: what the turn sends after it (the next transaction) has a Sync of
+  // its own, and is never skipped for a failure of the transaction before.
   const send = (): void => {
     const sent = turn;
     turn = [];
-    if (sent.length > 1 && sent.every(inRound)) {
-      sendRound(client, sent);
-      return;
-    }
     stream.cork();
     try {
-      for (const waiting of sent) {
-        const query =
-          waiting.rowMode === 'array'
-            ? statements.rows(waiting.sql, waiting.values).then((rows) => ({ rows, rowCount: null }))
-            : statements.run(waiting.sql, waiting.values).then((rowCount) => ({ rows: [], rowCount }));
-        query.then(waiting.resolve, waiting.reject);
+      let from = 0;
+      for (let index = 0; index < sent.length; index += 1) {
+        if ((sent[index] as TurnStatement).sql !== COMMIT) continue;
+        sendPart(sent.slice(from, index + 1));
+        from = index + 1;
       }
+      if (from < sent.length) sendPart(from === 0 ? sent : sent.slice(from));
     } finally {
       stream.uncork();
     }
@@ -223,6 +244,18 @@ function sendingByTurn(client: pg.PoolClient): Queryable {
     async run(sql: Sql, values: readonly SqlValue[] = []) {
       return (await queued(sql, values, undefined)).rowCount ?? 0;
     },
+    commit: () =>
+      new Promise<boolean>((resolve, reject) => {
+        if (turn.length === 0) process.nextTick(send);
+        turn.push({
+          sql: COMMIT,
+          values: [],
+          rowMode: undefined,
+          resolve: () => resolve(true),
+          reject,
+          notRun: () => resolve(false),
+        });
+      }),
   };
 }
 
@@ -236,10 +269,15 @@ function sendRound(client: pg.PoolClient, sent: readonly TurnStatement[]): void 
       rowMode,
     })),
     (error, results) => {
+      const failure = classified(error ?? new Error('a statement of a round was not answered'));
+      // After a statement PostgreSQL refused, it skips the rest of the round. After any other failure
+      // (the connection lost, an answer this process could not read) what it ran is not known.
+      const skipped = (index: number): boolean => index > results.length && error instanceof pg.DatabaseError;
       sent.forEach((waiting, index) => {
         const result = results[index];
         if (result !== undefined) waiting.resolve(result);
-        else waiting.reject(classified(error ?? new Error('a statement of a round was not answered')));
+        else if (skipped(index) && waiting.notRun !== undefined) waiting.notRun();
+        else waiting.reject(failure);
       });
     },
   );
@@ -251,10 +289,62 @@ function sendRound(client: pg.PoolClient, sent: readonly TurnStatement[]): void 
 const BEGIN = prepared('transaction_begin', 'BEGIN');
 const COMMIT = prepared('transaction_commit', 'COMMIT');
 
+/** How a transaction runs on a chain, and whom it tells that its COMMIT is on its way. */
+export interface Chained {
+  readonly chain: TransactionChain;
+  readonly onCommitSent: () => void;
+}
+
+/** A chain's connection and the transactions on it, under way or waiting for their COMMIT's answer. */
+export interface ChainLink {
+  readonly connection: Promise<CheckedOut>;
+  users: number;
+  broken: Error | undefined;
+}
+
+/**
+ * Transactions that follow each other on one connection: the next one's BEGIN and first statements are
+ * sent as soon as the one before it has sent its COMMIT, not once COMMIT is answered. PostgreSQL runs
+ * them in order, so the next one reads, under its locks, what the one before committed, and the round
+ * trip that waited for each commit's answer (a wake-up of the server and of this process, then the
+ * next send) is gone: the server goes on to the next transaction at once.
+ *
+ * Its user starts a transaction only once the one before has sent its COMMIT (see `onCommitSent`): two
+ * transactions never interleave their statements. The connection is checked out of the pool while any
+ * transaction of the chain is under way, given back when none is, and destroyed once lost: a
+ * transaction started after that checks out another.
+ */
+export class TransactionChain {
+  private link: ChainLink | undefined;
+
+  constructor(private readonly checkout: () => Promise<CheckedOut>) {}
+
+  /** The connection for one more transaction. */
+  take(): ChainLink {
+    if (this.link === undefined || this.link.broken !== undefined) {
+      this.link = { connection: this.checkout(), users: 0, broken: undefined };
+    }
+    this.link.users += 1;
+    return this.link;
+  }
+
+  /** A transaction of `link` has ended: its connection goes back once none is under way (destroyed with `error`). */
+  give(link: ChainLink, error?: Error): void {
+    link.broken ??= error;
+    link.users -= 1;
+    if (link.users > 0) return;
+    if (this.link === link) this.link = undefined;
+    link.connection.then(
+      (connection) => connection.release(link.broken),
+      () => {},
+    );
+  }
+}
+
 /** A connection checked out of the pool, with what happened to it meanwhile. */
 interface CheckedOut {
   readonly client: pg.PoolClient;
-  readonly statements: Queryable;
+  readonly statements: TurnStatements;
   /** The error the connection reported while checked out, if it did. */
   lost(): Error | undefined;
   /** Gives the connection back, or destroys it when given an error (or when it was lost). */
@@ -320,9 +410,18 @@ export class PostgresDatabase implements Queryable {
   /**
    * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it
    * throws. A connection whose rollback fails is destroyed rather than given back to the pool.
+   *
+   * With `chained`, the transaction runs on the chain's connection, and `chained.onCommitSent` is told
+   * once its COMMIT is sent: from then on the next transaction of the chain may start, its statements
+   * sent behind that COMMIT (see TransactionChain).
    */
-  async transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.track(this.inTransaction(work));
+  async transaction<T>(work: (tx: Transaction) => Promise<T>, chained?: Chained): Promise<T> {
+    return this.track(this.inTransaction(work, chained));
+  }
+
+  /** A chain of transactions on one connection at a time (see TransactionChain). */
+  chain(): TransactionChain {
+    return new TransactionChain(() => this.checkout());
   }
 
   /**
@@ -436,14 +535,31 @@ export class PostgresDatabase implements Queryable {
     };
   }
 
-  private async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    const { client, statements, lost, release } = await this.checkout();
-    let committed: Promise<number> | undefined;
+  private async inTransaction<T>(work: (tx: Transaction) => Promise<T>, chained?: Chained): Promise<T> {
+    const held = chained === undefined ? undefined : chained.chain.take();
+    let connection: CheckedOut;
+    try {
+      connection = await (held === undefined ? this.checkout() : held.connection);
+    } catch (error) {
+      if (held !== undefined) chained?.chain.give(held);
+      throw error;
+    }
+    const { client, statements, lost } = connection;
+    const release = (error?: Error): void => {
+      if (held === undefined) connection.release(error);
+      else chained?.chain.give(held, error);
+    };
+    // Whether PostgreSQL ran the COMMIT sent (see sendingByTurn's `commit`).
+    let committed: Promise<boolean> | undefined;
     const tx: Transaction = {
-      ...statements,
+      rows: statements.rows,
+      run: statements.run,
       commit: async () => {
-        committed ??= statements.run(COMMIT);
-        await committed;
+        if (committed === undefined) {
+          committed = statements.commit();
+          chained?.onCommitSent();
+        }
+        if (!(await committed)) throw new Error('COMMIT was not run: a statement sent before it failed');
       },
     };
     try {
@@ -458,7 +574,12 @@ export class PostgresDatabase implements Queryable {
       return result;
     } catch (error) {
       try {
-        if (lost() === undefined) await client.query('ROLLBACK');
+        // A COMMIT that PostgreSQL ran ended the transaction, failing or not, and the chain's next
+        // transaction may already follow it: a ROLLBACK then would end that one. Only a transaction
+        // still open is rolled back: no COMMIT sent, or one not run because a statement before it
+        // failed (then nothing behind it can have begun: it fails on the aborted transaction).
+        const open = committed === undefined || !(await committed.catch(() => true));
+        if (open && lost() === undefined) await client.query('ROLLBACK');
         release();
       } catch (rollbackError) {
         release(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
