@@ -110,6 +110,27 @@ describe.skipIf(!hasPostgresServer)('a group whose answer to COMMIT is lost', ()
     expect((await history(direct)).length).toBe(7);
   });
 
+  it('answers the group sent behind a lost COMMIT unavailable: its own COMMIT was never sent, and nothing of it is stored', async () => {
+    const { direct, proxy, store } = await throughProxy();
+    proxy.arm('after-commit');
+    const group = GROUP.map((command) => store.inventory.write(command));
+    // Queued while the group is under way: the lane sends it right behind the group's COMMIT, on the
+    // connection that is cut once that COMMIT has gone through.
+    await new Promise((resolve) => setImmediate(resolve));
+    const behind = store.inventory.write(aCommand([setTo(1n, 30)], { atMs: AT }));
+    const [answered, answeredBehind] = await Promise.all([answers(group), answers([behind])]);
+    expect(proxy.cuts()).toBe(1);
+    expect(answered).toEqual([[8], [7], [15]]);
+    expect(answeredBehind).toEqual(['unavailable']);
+    expect(await history(direct)).toEqual([
+      ['1', 8],
+      ['2', 7],
+      ['3', 15],
+    ]);
+    // Written again, it goes on a connection of its own.
+    expect(await answers([store.inventory.write(aCommand([setTo(1n, 30)], { atMs: AT }))])).toEqual([[30]]);
+  });
+
   it('answers unavailable when the connection was lost before COMMIT reached PostgreSQL, and nothing is stored', async () => {
     const { direct, proxy, store } = await throughProxy();
     proxy.arm('before-commit');
