@@ -39,7 +39,7 @@ export const SETTINGS = {
   },
   PETSTORE_PG_WRITE_LANES: {
     default: '1',
-    meaning: 'groups of PostgreSQL writes under way at once, a pooled connection each',
+    meaning: 'lanes of PostgreSQL group writes, a pooled connection each',
   },
   REDIS_URL: {
     default: undefined,

@@ -80,7 +80,6 @@ export class GroupedWriter {
   private scheduled = false;
   /** One chain a lane (see TransactionChain): a lane is free again once its group has sent its COMMIT. */
   private readonly free: TransactionChain[];
-  private readonly lanes: number;
   private readonly maxGroup: number;
   private readonly idle: (() => void)[] = [];
   private readonly onCommitted: (writes: number) => void;
@@ -89,10 +88,9 @@ export class GroupedWriter {
     private readonly db: PostgresDatabase,
     options: GroupOptions = {},
   ) {
-    this.lanes = options.lanes ?? 1;
     this.maxGroup = options.maxGroup ?? 500;
     this.onCommitted = options.onCommitted ?? (() => {});
-    this.free = Array.from({ length: this.lanes }, () => db.chain());
+    this.free = Array.from({ length: options.lanes ?? 1 }, () => db.chain());
   }
 
   /** Queues a stock write; it goes with the others queued by the time a lane is free. */

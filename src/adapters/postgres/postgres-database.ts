@@ -295,9 +295,29 @@ export interface Chained {
   readonly onCommitSent: () => void;
 }
 
-/** A chain's connection and the transactions on it, under way or waiting for their COMMIT's answer. */
-export interface ChainLink {
+/** A connection for one transaction, and how it is given back when the transaction ends (destroyed with an error). */
+interface Lease {
   readonly connection: Promise<CheckedOut>;
+  release(error?: Error): void;
+}
+
+/** A connection checked out for one transaction alone. */
+function leaseOf(checkout: () => Promise<CheckedOut>): Lease {
+  const connection = checkout();
+  return {
+    connection,
+    release: (error) => {
+      connection.then(
+        (checkedOut) => checkedOut.release(error),
+        () => {},
+      );
+    },
+  };
+}
+
+/** A chain's connection and the transactions on it, under way or waiting for their COMMIT's answer. */
+interface ChainLink {
+  readonly lease: Lease;
   users: number;
   broken: Error | undefined;
 }
@@ -319,25 +339,26 @@ export class TransactionChain {
 
   constructor(private readonly checkout: () => Promise<CheckedOut>) {}
 
-  /** The connection for one more transaction. */
-  take(): ChainLink {
+  /**
+   * The connection for one more transaction. Released, it goes back once no transaction of the chain
+   * is under way (destroyed if any of them released it with an error).
+   */
+  take(): Lease {
     if (this.link === undefined || this.link.broken !== undefined) {
-      this.link = { connection: this.checkout(), users: 0, broken: undefined };
+      this.link = { lease: leaseOf(this.checkout), users: 0, broken: undefined };
     }
-    this.link.users += 1;
-    return this.link;
-  }
-
-  /** A transaction of `link` has ended: its connection goes back once none is under way (destroyed with `error`). */
-  give(link: ChainLink, error?: Error): void {
-    link.broken ??= error;
-    link.users -= 1;
-    if (link.users > 0) return;
-    if (this.link === link) this.link = undefined;
-    link.connection.then(
-      (connection) => connection.release(link.broken),
-      () => {},
-    );
+    const link = this.link;
+    link.users += 1;
+    return {
+      connection: link.lease.connection,
+      release: (error) => {
+        link.broken ??= error;
+        link.users -= 1;
+        if (link.users > 0) return;
+        if (this.link === link) this.link = undefined;
+        link.lease.release(link.broken);
+      },
+    };
   }
 }
 
@@ -536,19 +557,16 @@ export class PostgresDatabase implements Queryable {
   }
 
   private async inTransaction<T>(work: (tx: Transaction) => Promise<T>, chained?: Chained): Promise<T> {
-    const held = chained === undefined ? undefined : chained.chain.take();
+    const lease = chained === undefined ? leaseOf(() => this.checkout()) : chained.chain.take();
     let connection: CheckedOut;
     try {
-      connection = await (held === undefined ? this.checkout() : held.connection);
+      connection = await lease.connection;
     } catch (error) {
-      if (held !== undefined) chained?.chain.give(held);
+      lease.release();
       throw error;
     }
     const { client, statements, lost } = connection;
-    const release = (error?: Error): void => {
-      if (held === undefined) connection.release(error);
-      else chained?.chain.give(held, error);
-    };
+    const release = (error?: Error): void => lease.release(error);
     // Whether PostgreSQL ran the COMMIT sent (see sendingByTurn's `commit`).
     let committed: Promise<boolean> | undefined;
     const tx: Transaction = {
