@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresDatabase, prepared, type Transaction } from '../../src/adapters/postgres/postgres-database.js';
 import { hasPostgresServer, usePostgresServer } from './postgres-fixture.js';
 
@@ -13,6 +14,7 @@ describe.skipIf(!hasPostgresServer)(
     const postgres = usePostgresServer();
     const opened: PostgresDatabase[] = [];
     afterEach(async () => {
+      vi.restoreAllMocks();
       for (const db of opened.splice(0)) await db.close();
     });
 
@@ -110,17 +112,24 @@ describe.skipIf(!hasPostgresServer)(
       const db = await database();
       await db.run('INSERT INTO chain_t VALUES (7)');
       const chain = db.chain();
+      const query = vi.spyOn(pg.Client.prototype, 'query');
       let next: Promise<number> | undefined;
       // 7 is stored already: the INSERT fails, and PostgreSQL skips the COMMIT sent with it.
       const failed = db.transaction(writeAndCommit(7), {
         chain,
         onCommitSent: () => {
           next = db.transaction(writeAndCommit(8), { chain, onCommitSent: () => {} });
+          // It may fail before `failed` is awaited: handled here, checked below.
+          next.catch(() => {});
         },
       });
       await expect(failed).rejects.toMatchObject({ code: '23505' });
       // Sent behind it, on the transaction left aborted until the failed one's ROLLBACK.
       await expect(next).rejects.toMatchObject({ code: '25P02' });
+      // One ROLLBACK, the failed one's: the one behind it began nothing (a second would end no transaction
+      // and draw the server's warning "there is no transaction in progress").
+      expect(query.mock.calls.filter(([sql]) => sql === 'ROLLBACK')).toHaveLength(1);
+      query.mockRestore();
       expect(await db.rows<[number[]]>(STORED)).toEqual([[[7]]]);
       // Nothing is left open on the connection: the next transaction on it commits.
       await db.transaction(writeAndCommit(10), { chain, onCommitSent: () => {} });

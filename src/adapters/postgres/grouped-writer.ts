@@ -5,6 +5,7 @@ import type { StockWriteResult } from '../../domain/stock-outcome.js';
 import { CommitAnswerLost, type GroupOutcome, type GroupWrite, writeGroup } from './group-write.js';
 import {
   type Chained,
+  failedOnAbortedTransaction,
   OutcomeUnknownError,
   type PostgresDatabase,
   PostgresUnavailableError,
@@ -31,10 +32,6 @@ export interface GroupOptions {
   /** Told the number of writes of each group committed (a group written again a write at a time: each). */
   readonly onCommitted?: ((writes: number) => void) | undefined;
 }
-
-/** PostgreSQL's in_failed_sql_transaction: a statement sent in a transaction that an earlier failure aborted. */
-const failedOnAbortedTransaction = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '25P02';
 
 const claimKeyOf = ({ command }: GroupWrite): string | undefined =>
   command.idempotency === undefined ? undefined : `${command.idempotency.scope} ${command.idempotency.key}`;

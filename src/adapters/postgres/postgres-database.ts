@@ -289,6 +289,10 @@ function sendRound(client: pg.PoolClient, sent: readonly TurnStatement[]): void 
 const BEGIN = prepared('transaction_begin', 'BEGIN');
 const COMMIT = prepared('transaction_commit', 'COMMIT');
 
+/** PostgreSQL's in_failed_sql_transaction: a statement sent in a transaction that an earlier failure aborted. */
+export const failedOnAbortedTransaction = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '25P02';
+
 /** How a transaction runs on a chain, and whom it tells that its COMMIT is on its way. */
 export interface Chained {
   readonly chain: TransactionChain;
@@ -580,11 +584,14 @@ export class PostgresDatabase implements Queryable {
         if (!(await committed)) throw new Error('COMMIT was not run: a statement sent before it failed');
       },
     };
+    // Not awaited: on a pipelined connection BEGIN travels with the work's first statements. Should
+    // it fail, so do they, and their failure is the one thrown.
+    const begun = statements.run(BEGIN);
+    let beginFailure: unknown;
+    begun.catch((failure: unknown) => {
+      beginFailure = failure;
+    });
     try {
-      // Not awaited: on a pipelined connection BEGIN travels with the work's first statements. Should
-      // it fail, so do they, and their failure is the one thrown.
-      const begun = statements.run(BEGIN);
-      begun.catch(() => {});
       const result = await work(tx);
       await begun;
       await tx.commit();
@@ -596,7 +603,11 @@ export class PostgresDatabase implements Queryable {
         // transaction may already follow it: a ROLLBACK then would end that one. Only a transaction
         // still open is rolled back: no COMMIT sent, or one not run because a statement before it
         // failed (then nothing behind it can have begun: it fails on the aborted transaction).
-        const open = committed === undefined || !(await committed.catch(() => true));
+        // A chained transaction whose BEGIN came into the aborted one before it began nothing: that
+        // one's own ROLLBACK ends it, and a second would only draw the server's warning.
+        await begun.catch(() => {});
+        const begunNothing = chained !== undefined && failedOnAbortedTransaction(beginFailure);
+        const open = !begunNothing && (committed === undefined || !(await committed.catch(() => true)));
         if (open && lost() === undefined) await client.query('ROLLBACK');
         release();
       } catch (rollbackError) {
