@@ -60,6 +60,9 @@ export const HOT_PET: readonly LoadRequest[] = [3, 4].map((q) => ({
 
 const TWO_LANES = 'PATCH, 100 pets, now, PETSTORE_PG_WRITE_LANES=2';
 
+/** The same PATCH load on this build over an SQLite file: the rate the PostgreSQL writes are set beside, round by round. */
+export const SQLITE_PATCH = 'PATCH, 100 pets, SQLite, now';
+
 export const FLOOR = `floor: pgbench, read + update/insert, ${CLIENTS} clients`;
 
 /** Each request a reservation write: a reserve of one, then the commit of what it reserved (see runReservationLoad). */
@@ -68,13 +71,14 @@ const RESERVE_COMMIT_BEFORE = 'POST reservation + commit, 100 pets, before';
 
 /**
  * Measures the loads (see the file's comment); `key` is the key every store was prepared with, and
- * `prepare` fills a new database with the suite's pets and key.
+ * `prepare` fills a new database with the suite's pets and key; `sqliteDb`, an SQLite file filled alike.
  */
 export async function runGroupCommitLoads(
   dir: string,
   postgres: PostgresServer,
   key: string,
   prepare: (url: string) => Promise<void>,
+  sqliteDb: string,
   settings: { readonly seconds: number; readonly rounds: number; readonly warmupSeconds: number },
   earlier: string | undefined,
   progress: (line: string) => void,
@@ -139,6 +143,8 @@ export async function runGroupCommitLoads(
       join(dir, 'now-two-lanes.log'),
     );
     servers.push(twoLanes);
+    const overSqlite = await startService('now, SQLite', { db: sqliteDb }, join(dir, 'now-sqlite.log'));
+    servers.push(overSqlite);
     const nginx = await startNginx(pair.map((s) => s.origin.replace('http://', '')));
     nginxes.push(nginx);
     // One database for the floor, used again each round (its tables are made once).
@@ -182,6 +188,7 @@ export async function runGroupCommitLoads(
         }),
       ],
       ['PATCH, 100 pets, now', () => measured(now, patches, settings.seconds)],
+      [SQLITE_PATCH, () => measured(overSqlite, patches, settings.seconds)],
       [TWO_LANES, () => measured(twoLanes, patches, settings.seconds)],
       ['PATCH, one hot pet, now', () => measured(now, HOT_PET, settings.seconds)],
       [
@@ -206,6 +213,7 @@ export async function runGroupCommitLoads(
     }
     await runLoad(viaNginx, patches, headersOf(viaNginx), settings.warmupSeconds);
     await runLoad(twoLanes, patches, headersOf(twoLanes), settings.warmupSeconds);
+    await runLoad(overSqlite, patches, headersOf(overSqlite), settings.warmupSeconds);
     const runs: Record<string, WriteRun[]> = {};
     for (let round = 1; round <= settings.rounds; round += 1) {
       for (const [name, measure] of loads) {
@@ -239,11 +247,17 @@ const medianOf = (runs: readonly WriteRun[] | undefined, pick: (run: WriteRun) =
 
 /**
  * The loads' table: each rate with its ratio to the floor's in the same round (median of the rounds),
- * and PostgreSQL's and the service's CPU a write; `sqlitePatchRps`, the SQLite PATCH rate of the same
- * run, for the ratio the issue names.
+ * its ratio to the PATCH over SQLite of the same round (median of the rounds; a run without that load
+ * is set beside `sqlitePatchRps`, the SQLite PATCH rate of the same run), and PostgreSQL's and the
+ * service's CPU a write.
  */
 export function groupCommitTable(result: GroupCommitResult, sqlitePatchRps: number): string {
   const floor = result.runs[FLOOR] ?? [];
+  const sqlite = result.runs[SQLITE_PATCH];
+  const toSqlite = (runs: readonly WriteRun[]): number =>
+    sqlite === undefined
+      ? medianOf(runs, (r) => r.rps) / sqlitePatchRps
+      : median(runs.map((run, i) => run.rps / (sqlite[i]?.rps ?? Number.NaN)));
   const rows = Object.entries(result.runs).map(([name, runs]) => {
     const toFloor = runs.map((run, i) => run.rps / (floor[i]?.rps ?? Number.NaN));
     // A GET is set beside its other build, not beside writes.
@@ -253,7 +267,7 @@ export function groupCommitTable(result: GroupCommitResult, sqlitePatchRps: numb
       count(medianOf(runs, (r) => r.rps)),
       name === FLOOR ? '1' : write ? `**${ratio(median(toFloor))}**` : '-',
       write ? toFloor.map(ratio).join(', ') : '-',
-      write ? ratio(medianOf(runs, (r) => r.rps) / sqlitePatchRps) : '-',
+      write ? ratio(toSqlite(runs)) : '-',
       medianOf(runs, (r) => r.postgresUs).toFixed(0),
       name === FLOOR ? '-' : medianOf(runs, (r) => r.serviceUs).toFixed(0),
       groupsOf(runs),

@@ -21,7 +21,13 @@ import {
 } from './http.js';
 import { CONNECTIONS } from './load.js';
 import { benchPet, preparePetstore, startBaseline, startService } from './petstore.js';
-import { FLOOR, type GroupCommitResult, groupCommitTable, runGroupCommitLoads } from './postgres-group.js';
+import {
+  FLOOR,
+  type GroupCommitResult,
+  groupCommitTable,
+  runGroupCommitLoads,
+  SQLITE_PATCH,
+} from './postgres-group.js';
 import { procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
 import { count, median, mib, ms, ratio, runs, table } from './stats.js';
 
@@ -148,6 +154,7 @@ export async function runPostgresSuite(
       postgres,
       key,
       (url) => preparePostgres(url, key, LIST_PETS),
+      join(dir, 'store-sqlite.db'),
       settings,
       earlier,
       progress,
@@ -284,7 +291,8 @@ function writesSection(result: PostgresResult): string[] {
     "### Writes against PostgreSQL's floor, this build and an earlier one",
     '',
     `Each round runs, in turn: the floor (${FLOOR}, as \`bench/postgres-floor-write.ts\` describes), PATCH`,
-    'through HTTP on a service of this build over PostgreSQL (100 pets; then one hot pet, all 50',
+    'through HTTP on a service of this build over PostgreSQL (100 pets), the same load on a service of',
+    'this build over the SQLite file of the table above (synchronous FULL), then one hot pet (all 50',
     'connections writing pet 1), the same on an earlier build' +
       (writes.earlier === undefined
         ? ' (not run: no `--against=<dist>`)'
@@ -295,7 +303,10 @@ function writesSection(result: PostgresResult): string[] {
     "/v1/inventory on each build. The earlier build's database is made by its own code (its migrations).",
     'PostgreSQL takes a CHECKPOINT between runs, outside every measurement. Every service has a database of its',
     'own, filled alike. "Ratio to the floor" is each run\'s rate over the floor\'s of the same round (median',
-    `of the rounds); "ratio to SQLite PATCH" is over the SQLite PATCH above (${count(sqliteRps)} req/s, median). CPU`,
+    'of the rounds); "ratio to SQLite PATCH" is each run\'s rate over the PATCH over SQLite of the same round' +
+      (writes.runs[SQLITE_PATCH] === undefined
+        ? ` (a run without it: over the SQLite PATCH above, ${count(sqliteRps)} req/s, median). CPU`
+        : ' (median of the rounds). CPU'),
     "a write: PostgreSQL's processes (its postmaster and children, /proc), and the service's process (both",
     'instances for the two), over the writes answered. "Writes a group commit": the mean size of the groups',
     'the service committed during the run (its `petstore_postgres_group_commit_writes`, read before and after',
