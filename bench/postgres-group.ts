@@ -246,18 +246,14 @@ const medianOf = (runs: readonly WriteRun[] | undefined, pick: (run: WriteRun) =
   median((runs ?? []).map(pick).filter((n): n is number => n !== undefined));
 
 /**
- * The loads' table: each rate with its ratio to the floor's in the same round (median of the rounds),
- * its ratio to the PATCH over SQLite of the same round (median of the rounds; a run without that load
- * is set beside `sqlitePatchRps`, the SQLite PATCH rate of the same run), and PostgreSQL's and the
- * service's CPU a write.
+ * The loads' table: each rate with its ratio to the floor's and to the PATCH over SQLite's in the same
+ * round (medians of the rounds), and PostgreSQL's and the service's CPU a write.
  */
-export function groupCommitTable(result: GroupCommitResult, sqlitePatchRps: number): string {
+export function groupCommitTable(result: GroupCommitResult): string {
   const floor = result.runs[FLOOR] ?? [];
-  const sqlite = result.runs[SQLITE_PATCH];
+  const sqlite = result.runs[SQLITE_PATCH] ?? [];
   const toSqlite = (runs: readonly WriteRun[]): number =>
-    sqlite === undefined
-      ? medianOf(runs, (r) => r.rps) / sqlitePatchRps
-      : median(runs.map((run, i) => run.rps / (sqlite[i]?.rps ?? Number.NaN)));
+    median(runs.map((run, i) => run.rps / (sqlite[i]?.rps ?? Number.NaN)));
   const rows = Object.entries(result.runs).map(([name, runs]) => {
     const toFloor = runs.map((run, i) => run.rps / (floor[i]?.rps ?? Number.NaN));
     // A GET is set beside its other build, not beside writes.

@@ -21,13 +21,7 @@ import {
 } from './http.js';
 import { CONNECTIONS } from './load.js';
 import { benchPet, preparePetstore, startBaseline, startService } from './petstore.js';
-import {
-  FLOOR,
-  type GroupCommitResult,
-  groupCommitTable,
-  runGroupCommitLoads,
-  SQLITE_PATCH,
-} from './postgres-group.js';
+import { FLOOR, type GroupCommitResult, groupCommitTable, runGroupCommitLoads } from './postgres-group.js';
 import { procStatusBytes, type ServerProcess, stopAll } from './server-process.js';
 import { count, median, mib, ms, ratio, runs, table } from './stats.js';
 
@@ -281,12 +275,10 @@ export function postgresSection(result: PostgresResult, settings: PostgresSettin
   ].join('\n');
 }
 
-/** The writes' part of the section: against the floor, the SQLite PATCH of the same run, and before. */
+/** The writes' part of the section: against the floor, the SQLite PATCH of the same rounds, and before. */
 function writesSection(result: PostgresResult): string[] {
   const writes = result.writes;
-  const sqlite = result.scenarios.find((s) => s.store === 'SQLite' && s.request.startsWith('PATCH'));
-  if (writes === undefined || sqlite === undefined) return [];
-  const sqliteRps = median(sqlite.rounds.map((r) => r.service.rps));
+  if (writes === undefined) return [];
   return [
     "### Writes against PostgreSQL's floor, this build and an earlier one",
     '',
@@ -303,17 +295,14 @@ function writesSection(result: PostgresResult): string[] {
     "/v1/inventory on each build. The earlier build's database is made by its own code (its migrations).",
     'PostgreSQL takes a CHECKPOINT between runs, outside every measurement. Every service has a database of its',
     'own, filled alike. "Ratio to the floor" is each run\'s rate over the floor\'s of the same round (median',
-    'of the rounds); "ratio to SQLite PATCH" is each run\'s rate over the PATCH over SQLite of the same round' +
-      (writes.runs[SQLITE_PATCH] === undefined
-        ? ` (a run without it: over the SQLite PATCH above, ${count(sqliteRps)} req/s, median). CPU`
-        : ' (median of the rounds). CPU'),
+    'of the rounds); "ratio to SQLite PATCH" is each run\'s rate over the PATCH over SQLite of the same round (median of the rounds). CPU',
     "a write: PostgreSQL's processes (its postmaster and children, /proc), and the service's process (both",
     'instances for the two), over the writes answered. "Writes a group commit": the mean size of the groups',
     'the service committed during the run (its `petstore_postgres_group_commit_writes`, read before and after',
     'it); the row with `PETSTORE_PG_WRITE_LANES=2` is this build with two groups under way at once instead of',
     'the default one (a service and a database of its own).',
     '',
-    groupCommitTable(writes, sqliteRps),
+    groupCommitTable(writes),
     '',
   ];
 }

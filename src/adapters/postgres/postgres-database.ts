@@ -232,11 +232,13 @@ function sendingByTurn(client: pg.PoolClient): TurnStatements {
       stream.uncork();
     }
   };
+  // The turn's first statement schedules its send, at the end of the turn.
+  const enqueue = (statement: TurnStatement): void => {
+    if (turn.length === 0) process.nextTick(send);
+    turn.push(statement);
+  };
   const queued = (sql: Sql, values: readonly SqlValue[], rowMode: 'array' | undefined): Promise<RoundResult> =>
-    new Promise((resolve, reject) => {
-      if (turn.length === 0) process.nextTick(send);
-      turn.push({ sql, values, rowMode, resolve, reject });
-    });
+    new Promise((resolve, reject) => enqueue({ sql, values, rowMode, resolve, reject }));
   return {
     async rows<R extends readonly unknown[]>(sql: Sql, values: readonly SqlValue[] = []) {
       return (await queued(sql, values, 'array')).rows as unknown as R[];
@@ -245,17 +247,16 @@ function sendingByTurn(client: pg.PoolClient): TurnStatements {
       return (await queued(sql, values, undefined)).rowCount ?? 0;
     },
     commit: () =>
-      new Promise<boolean>((resolve, reject) => {
-        if (turn.length === 0) process.nextTick(send);
-        turn.push({
+      new Promise<boolean>((resolve, reject) =>
+        enqueue({
           sql: COMMIT,
           values: [],
           rowMode: undefined,
           resolve: () => resolve(true),
           reject,
           notRun: () => resolve(false),
-        });
-      }),
+        }),
+      ),
   };
 }
 
