@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  * windows, resident memory): they run alone, one after the other, once every other file has ended, so
  * that their figures count no other file's load.
  */
-const ALONE = ['tests/e2e/soak.test.ts', 'tests/e2e/connection-attacks.test.ts'];
+const ALONE = ['tests/e2e/soak.test.ts', 'tests/e2e/connection-attacks.test.ts', 'tests/e2e/nginx-hardening.test.ts'];
 
 export default defineConfig({
   test: {
@@ -14,6 +14,9 @@ export default defineConfig({
     reporters: ['default', './tests/setup/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits 1 s by default: a page in chromium, or a service process re-reading its store,
+    // can take longer than that on a loaded machine. A poll ends as soon as its condition holds.
+    expect: { poll: { timeout: 10_000 } },
     projects: [
       {
         extends: true,
