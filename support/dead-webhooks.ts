@@ -71,7 +71,7 @@ export interface HealthyLatency {
  * The service as `npm start` runs it in production over SQLite (webhooks to the loopback allowed, as the
  * receivers live there), with `dead` receivers that accept connections and never answer, each the
  * receiver of `endpointsPerDead` endpoints (1 unless given), registered first, and one healthy one
- * registered last. Sets `events` pets' stock one after another, `gapMs`
+ * registered last, and `settings` if given. Sets `events` pets' stock one after another, `gapMs`
  * apart, and measures when the healthy endpoint receives each event.
  */
 export async function healthyEndpointLatency(options: {
@@ -80,6 +80,8 @@ export async function healthyEndpointLatency(options: {
   readonly events: number;
   readonly gapMs: number;
   readonly waitMs: number;
+  /** Settings beside production's, e.g. a shorter PETSTORE_WEBHOOK_POLL_MS. */
+  readonly settings?: Readonly<Record<string, string>>;
 }): Promise<HealthyLatency> {
   const temp = await tempDatabase();
   const dead = await Promise.all(Array.from({ length: options.dead }, () => startDeadReceiver()));
@@ -111,6 +113,7 @@ export async function healthyEndpointLatency(options: {
     PETSTORE_DB: temp.path,
     PETSTORE_ENV: 'production',
     PETSTORE_WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...options.settings,
   });
   try {
     const changedAt: number[] = [];
