@@ -10,7 +10,10 @@ import { hasRedisCluster, useRedisCluster } from './redis-cluster-fixture.js';
 import { eventually, freshPrefix } from './redis-fixture.js';
 
 const FREE = PLAN_POLICIES.free;
-const COMMAND_TIMEOUT_MS = 300;
+// Long enough that a loaded machine's slow answer from a running master opens no circuit: a lost
+// master's decisions fail at once, long before it.
+const COMMAND_TIMEOUT_MS = 2_000;
+const AT_ONCE_MS = 1_300;
 
 describe.skipIf(!hasRedisCluster)('the Redis limiter when a master of its cluster fails', () => {
   const redis = useRedisCluster();
@@ -33,8 +36,8 @@ describe.skipIf(!hasRedisCluster)('the Redis limiter when a master of its cluste
     for (let i = 0; i < 5; i += 1) {
       const started = performance.now();
       await expect(limiter.admit(subject, FREE)).rejects.toThrow();
-      // Refused at once, not after retries: the fallback decides meanwhile.
-      expect(performance.now() - started).toBeLessThan(COMMAND_TIMEOUT_MS + 1_000);
+      // Refused at once, not after retries or the command timeout: the fallback decides meanwhile.
+      expect(performance.now() - started).toBeLessThan(AT_ONCE_MS);
     }
     const warnings = logger.lines.filter((line) => line.level === 'warn');
     expect(warnings.map((line) => line.msg)).toEqual(['redis cluster node unreachable']);
