@@ -73,13 +73,21 @@ async function ownRanges(port: number): Promise<[number, number][]> {
     });
 }
 
+/** One master: its client port, its cluster bus port, its folder and its process. */
+interface ClusterNode {
+  readonly port: number;
+  readonly busPort: number;
+  readonly dir: string;
+  child: ChildProcess;
+}
+
 /**
  * Starts three redis-server masters with cluster mode on, each on two free ports (its client port and
  * its cluster bus port) with a temporary directory, joins them with `redis-cli --cluster create` and
  * waits for `cluster_state:ok`. The caller must `stop` it.
  */
 export async function startRedisCluster(): Promise<RedisCluster> {
-  const started: { port: number; busPort: number; dir: string; child: ChildProcess }[] = [];
+  const started: ClusterNode[] = [];
   const onExit = (): void => {
     for (const node of started) node.child.kill('SIGKILL');
   };
@@ -99,16 +107,31 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     process.off('exit', onExit);
     for (const node of started) await rm(node.dir, { recursive: true, force: true });
   };
-  try {
-    for (let i = 0; i < 3; i += 1) {
-      const dir = await mkdtemp(join(tmpdir(), 'petstore-redis-cluster-'));
-      const [port, busPort] = [await freePort(), await freePort()];
-      const child = await launchRedis(port, dir, settings(busPort, dir)).catch(async (error: unknown) => {
-        await rm(dir, { recursive: true, force: true });
-        throw error;
-      });
-      started.push({ port, busPort, dir, child });
+  /** A port free a moment ago and none of the nodes' own: two probes can be handed the same port. */
+  const unusedPort = async (taken: readonly number[]): Promise<number> => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.includes(port)) return port;
     }
+  };
+  /** One node, on ports tried afresh (up to 3 times) if another process takes one of them first. */
+  const launchNode = async (): Promise<ClusterNode> => {
+    for (let attempt = 1; ; attempt += 1) {
+      const taken = started.flatMap((node) => [node.port, node.busPort]);
+      const port = await unusedPort(taken);
+      const busPort = await unusedPort([...taken, port]);
+      // A folder of its own each time: a failed attempt may have written its nodes.conf there.
+      const dir = await mkdtemp(join(tmpdir(), 'petstore-redis-cluster-'));
+      try {
+        return { port, busPort, dir, child: await launchRedis(port, dir, settings(busPort, dir)) };
+      } catch (error) {
+        await rm(dir, { recursive: true, force: true });
+        if (attempt === 3) throw error;
+      }
+    }
+  };
+  try {
+    for (let i = 0; i < 3; i += 1) started.push(await launchNode());
     const addresses = started.map((node) => `127.0.0.1:${node.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-yes'], { timeout: 30_000 });
   } catch (error) {

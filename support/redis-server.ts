@@ -56,16 +56,26 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** One PING over a raw socket: true when the server answers PONG. */
-async function pings(port: number): Promise<boolean> {
+/**
+ * Whether the redis-server answering on `port` is the process `pid`, from its `INFO server` over a raw
+ * socket: a PONG alone could come from another file's server that took the port first, while ours is
+ * still on its way to exiting with "address already in use".
+ */
+async function answersAs(port: number, pid: number | undefined): Promise<boolean> {
   const socket = createConnection({ port, host: '127.0.0.1' });
   // A server that accepts but never answers must not hang the wait.
-  socket.setTimeout(500, () => socket.destroy(new Error('no answer to PING')));
+  socket.setTimeout(500, () => socket.destroy(new Error('no answer to INFO')));
   try {
     await once(socket, 'connect');
-    socket.write('PING\r\n');
-    const [data] = await once(socket, 'data');
-    return String(data).startsWith('+PONG');
+    socket.write('INFO server\r\n');
+    let text = '';
+    for (;;) {
+      const [data] = await once(socket, 'data');
+      text += String(data);
+      const found = /\r\nprocess_id:(\d+)\r\n/.exec(text);
+      if (found !== null) return Number(found[1]) === pid;
+      if (text.startsWith('-')) return false;
+    }
   } catch {
     return false;
   } finally {
@@ -77,7 +87,7 @@ export const alive = (child: ChildProcess): boolean => child.exitCode === null &
 
 /**
  * Runs redis-server on `port` (loopback only, nothing saved), with `extra` settings such as a cluster
- * node's, and waits until it answers PING, or throws with its output.
+ * node's, and waits until it answers on the port, or throws with its output.
  */
 export async function launchRedis(port: number, dir: string, extra: readonly string[] = []): Promise<ChildProcess> {
   const child = spawn(
@@ -94,11 +104,11 @@ export async function launchRedis(port: number, dir: string, extra: readonly str
   const deadline = Date.now() + READY_WITHIN_MS;
   while (Date.now() < deadline) {
     if (!alive(child)) throw new Error(`redis-server on port ${port} exited:\n${output}`);
-    if (await pings(port)) return child;
+    if (await answersAs(port, child.pid)) return child;
     await delay(20);
   }
   child.kill('SIGKILL');
-  throw new Error(`redis-server on port ${port} did not answer PING within ${READY_WITHIN_MS} ms:\n${output}`);
+  throw new Error(`redis-server on port ${port} did not answer within ${READY_WITHIN_MS} ms:\n${output}`);
 }
 
 /** Ends `child` with `signal` (SIGKILL if it lingers), even when it is paused; resolves once it exited. */
