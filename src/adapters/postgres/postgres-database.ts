@@ -588,10 +588,7 @@ export class PostgresDatabase implements Queryable {
     // Not awaited: on a pipelined connection BEGIN travels with the work's first statements. Should
     // it fail, so do they, and their failure is the one thrown.
     const begun = statements.run(BEGIN);
-    let beginFailure: unknown;
-    begun.catch((failure: unknown) => {
-      beginFailure = failure;
-    });
+    begun.catch(() => {});
     try {
       const result = await work(tx);
       await begun;
@@ -606,7 +603,10 @@ export class PostgresDatabase implements Queryable {
         // failed (then nothing behind it can have begun: it fails on the aborted transaction).
         // A chained transaction whose BEGIN came into the aborted one before it began nothing: that
         // one's own ROLLBACK ends it, and a second would only draw the server's warning.
-        await begun.catch(() => {});
+        const beginFailure = await begun.then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
         const begunNothing = chained !== undefined && failedOnAbortedTransaction(beginFailure);
         const open = !begunNothing && (committed === undefined || !(await committed.catch(() => true)));
         if (open && lost() === undefined) await client.query('ROLLBACK');
